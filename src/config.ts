@@ -1,0 +1,105 @@
+/**
+ * The only reader of process.env. Every variable is parsed once at start-up through a TypeBox
+ * schema; an invalid value throws ConfigError naming the variable. The result is frozen and injected.
+ */
+import path from 'node:path';
+import Type, { type Static } from 'typebox';
+import Value from 'typebox/value';
+
+const Bool = (def: boolean) => Type.Boolean({ default: def });
+const Int = (def: number, min: number, max: number) => Type.Integer({ default: def, minimum: min, maximum: max });
+
+export const ConfigSchema = Type.Object({
+  HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  PORT: Int(8000, 0, 65535),
+  /** Requests per minute per client key (API key, else IP). Global cap is 5x. */
+  RATE_LIMIT_RPM: Int(60, 1, 1_000_000),
+  /** Seconds; caps every timeout class (document 300, extraction 120, utility 30). */
+  REQUEST_TIMEOUT: Type.Number({ default: 300, exclusiveMinimum: 0, maximum: 86_400 }),
+  /** Comma-separated API keys; empty means auth is off. */
+  API_KEYS: Type.String({ default: '' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  /** When set, logs are also written to daily-rotating files in this folder. */
+  LOG_DIR: Type.String({ default: '' }),
+  DATA_DIR: Type.String({ default: './data', minLength: 1 }),
+  /** Extra Host/Origin values accepted by the DNS-rebinding guard (comma-separated). */
+  ALLOWED_ORIGINS: Type.String({ default: '' }),
+  MAX_DOWNLOAD_BYTES: Int(100 * 1024 * 1024, 1, 2 ** 40),
+  MAX_UPLOAD_BYTES: Int(100 * 1024 * 1024, 1, 2 ** 40),
+  /** host[:port] list that bypasses the SSRF private-address rule (comma-separated). */
+  ALLOWED_HOSTS: Type.String({ default: '' }),
+  ALLOW_PRIVATE_NETWORKS: Bool(false),
+  OCR_CONCURRENCY: Int(2, 1, 64),
+  CACHE_TTL_SECONDS: Int(1800, 1, 7 * 86_400),
+  MODELS_DIR: Type.String({ default: '' }),
+  MODEL_DOWNLOADS: Type.Union([Type.Literal('auto'), Type.Literal('never')], { default: 'never' }),
+  EMBEDDINGS_URL: Type.String({ default: '' }),
+  EMBEDDINGS_MODEL: Type.String({ default: '' }),
+  EMBEDDINGS_API_KEY: Type.String({ default: '' }),
+  RERANK_CONCURRENCY: Int(2, 1, 64),
+  /** Reranker backlog: calls waiting beyond this count skip reranking. */
+  RERANK_QUEUE_MAX: Int(32, 0, 10_000),
+  /** Milliseconds a rerank job may wait for a slot before results keep the fused order. */
+  RERANK_QUEUE_WAIT_MS: Int(10_000, 0, 600_000),
+  /** onnxruntime intra-op threads; 0 lets the runtime choose. */
+  ONNX_THREADS: Int(0, 0, 256),
+});
+
+export type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config extends RawConfig {
+  apiKeys: string[];
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  dataDir: string;
+  modelsDir: string;
+  logDir: string | null;
+}
+
+/** Names from the original server accepted as aliases of the canonical variables. */
+const ALIASES: Record<string, keyof RawConfig> = {
+  MCP_RATE_LIMIT_RPM: 'RATE_LIMIT_RPM',
+  MCP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  GPU_CONCURRENCY: 'RERANK_CONCURRENCY',
+};
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<RawConfig> = {}): Readonly<Config> {
+  const raw: Record<string, unknown> = {};
+  for (const [alias, name] of Object.entries(ALIASES)) {
+    if (env[alias] !== undefined && env[alias] !== '' && env[name] === undefined) raw[name] = env[alias];
+  }
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') raw[name] = v.trim();
+  }
+  Object.assign(raw, overrides);
+  const value = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw)) as RawConfig;
+  const first = [...Value.Errors(ConfigSchema, value)][0];
+  if (first) {
+    const variable = first.instancePath.replace(/^\//, '') || 'configuration';
+    const shown = (raw as Record<string, unknown>)[variable];
+    throw new ConfigError(variable, `${first.message}${shown === undefined ? '' : ` (got ${JSON.stringify(shown)})`}`);
+  }
+  const dataDir = path.resolve(value.DATA_DIR);
+  return Object.freeze({
+    ...value,
+    apiKeys: list(value.API_KEYS),
+    allowedHosts: list(value.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
+    allowedOrigins: list(value.ALLOWED_ORIGINS),
+    dataDir,
+    modelsDir: value.MODELS_DIR ? path.resolve(value.MODELS_DIR) : path.join(dataDir, 'models'),
+    logDir: value.LOG_DIR ? path.resolve(value.LOG_DIR) : null,
+  });
+}

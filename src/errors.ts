@@ -1,0 +1,45 @@
+/**
+ * The one table of stable error codes. Handlers throw ToolError; the REST adapter maps the code to
+ * its HTTP status, the MCP adapter to `isError: true` with `{error, code}`.
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  URL_NOT_ALLOWED: 403,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_FORMAT: 415,
+  PROCESSING_ERROR: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  DOWNLOAD_ERROR: 502,
+  MODEL_UNAVAILABLE: 503,
+  TIMEOUT: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ToolError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ToolError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export function toolError(code: ErrorCode, message: string, cause?: unknown): ToolError {
+  return new ToolError(code, message, cause === undefined ? undefined : { cause });
+}
+
+export function isToolError(err: unknown): err is ToolError {
+  return err instanceof ToolError;
+}
+
+/** Public message for a code: 5xx never leak internals (stacks, paths) unless the thrower chose the text. */
+export function toPublicError(err: unknown): { code: ErrorCode; status: number; message: string } {
+  if (isToolError(err)) return { code: err.code, status: err.status, message: err.message };
+  return { code: 'INTERNAL_ERROR', status: 500, message: 'Internal server error' };
+}

@@ -1,0 +1,65 @@
+/**
+ * The shape every extractor fills. Extractors are pure functions of bytes (plus options); the
+ * document service adds language detection and caching around them.
+ */
+export type DocumentKind = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'xls' | 'csv' | 'image' | 'html' | 'text';
+
+export interface PageSpan {
+  /** 1-based page, slide or sheet number. */
+  number: number;
+  /** 'page' for PDF, 'slide' for PPTX, 'sheet' for spreadsheets, 'section' for everything else. */
+  unit: 'page' | 'slide' | 'sheet' | 'section';
+  /** Optional label (sheet name, slide title). */
+  label?: string;
+  /** Char offsets into ProcessedDocument.content: [start, end). */
+  start: number;
+  end: number;
+}
+
+export interface ExtractedTable {
+  /** Pipe-table (Markdown) rendering, used as chunkable content; at most 20 data rows for sheets. */
+  content: string;
+  /** 'spreadsheet' | 'csv' | 'docx' | 'pptx' | 'html' | 'pdf' */
+  table_type: string;
+  /** Human-readable location, e.g. "sheet:Sales", "page:3", "slide:2", "table:1". */
+  location: string;
+  metadata: Record<string, unknown>;
+  /** Full data for spreadsheets/CSV (query_spreadsheet); never sent over the wire in full. */
+  headers?: string[];
+  rows?: Array<Array<string | number | boolean | null>>;
+  sheet?: string;
+}
+
+export interface ExtractedUrl {
+  url: string;
+  type: 'api_endpoint' | 'navigation' | 'image' | 'general';
+  context: string;
+  location?: string;
+}
+
+export interface OcrWord {
+  text: string;
+  confidence: number;
+}
+
+export interface ProcessedDocument {
+  kind: DocumentKind;
+  content: string;
+  metadata: Record<string, unknown>;
+  tables: ExtractedTable[];
+  images: Array<Record<string, unknown>>;
+  urls: ExtractedUrl[];
+  /** Char spans of pages/slides/sheets in content, for chunk page ranges. */
+  pages: PageSpan[];
+  detected_language?: string;
+  detected_language_name?: string;
+  /** OCR detail for images and scanned pages. */
+  ocr?: { text: string; confidence: number; words: OcrWord[]; pages?: number[] };
+}
+
+export interface ExtractInput {
+  bytes: Buffer;
+  filename?: string;
+  contentType?: string;
+  signal: AbortSignal;
+}
