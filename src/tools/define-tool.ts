@@ -42,8 +42,12 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TSchema =
   output: O;
   timeoutClass: TimeoutClass;
   rest: { method: 'GET' | 'POST'; path: string };
-  /** Document tools accept an uploaded file in place of their URL field. */
-  acceptsUpload?: boolean;
+  /**
+   * Document tools accept an uploaded file (REST: multipart field `file`, or a raw body with a
+   * Content-Type) in place of their URL field; the REST adapter then validates the other fields
+   * against the input schema without `urlField` and passes the file as ctx.upload.
+   */
+  upload?: { urlField: 'document_url' | 'image_url' };
   handler(input: Static<I>, ctx: ToolContext): Promise<Static<O>>;
 }
 
