@@ -27,6 +27,8 @@ export interface ExtractedTable {
   /** Full data for spreadsheets/CSV (query_spreadsheet); never sent over the wire in full. */
   headers?: string[];
   rows?: Array<Array<string | number | boolean | null>>;
+  /** Source row number (Excel row, or CSV line) of each entry in rows. */
+  row_numbers?: number[];
   sheet?: string;
 }
 

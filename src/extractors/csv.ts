@@ -1,0 +1,231 @@
+/**
+ * CSV / TSV -> ProcessedDocument with one table (table_type 'csv').
+ *
+ * Bytes are decoded by decodeText (BOMs, UTF-16, Shift-JIS, cp1252...), the delimiter is sniffed
+ * among , ; tab | by parsing a sample with each (so quoted fields containing other candidates do not
+ * mislead it), and the records go through the same table pipeline as spreadsheets: header
+ * detection past title lines, column types and density, 20 rows in content, all rows in tables[].
+ */
+import { toolError } from '../errors.ts';
+import { decodeText } from './decode-text.ts';
+import {
+  analyzeTable,
+  CONTENT_MAX_ROWS,
+  renderBoundedTable,
+  renderTable,
+  type Cell,
+} from './table-pipeline.ts';
+import type { ExtractInput, ProcessedDocument } from './types.ts';
+import type { SheetTable } from './spreadsheet.ts';
+
+/** Cells kept from one file (a bound on memory; the rest is reported as truncated). */
+export const MAX_CSV_CELLS = 2_000_000;
+/** Characters of text the delimiter sniffer looks at. */
+const SNIFF_CHARS = 64 * 1024;
+/** Records the sniffer compares. */
+const SNIFF_RECORDS = 50;
+
+export const DELIMITERS = [',', ';', '\t', '|'] as const;
+export type Delimiter = (typeof DELIMITERS)[number];
+
+export interface ParsedCsv {
+  /** Non-empty records (blank lines dropped). */
+  records: string[][];
+  /** 1-based line on which each record starts. */
+  lineNumbers: number[];
+  truncated: boolean;
+}
+
+/**
+ * RFC 4180 parser, lenient the way real files need: quoted fields may hold delimiters, quotes ("")
+ * and line breaks; a quote inside an unquoted field is literal; text after a closing quote is kept;
+ * CRLF, LF and CR all end a record; rows may have different lengths.
+ */
+export function parseDelimited(text: string, delimiter: string, opts: { maxCells?: number; maxRecords?: number } = {}): ParsedCsv {
+  const maxCells = opts.maxCells ?? MAX_CSV_CELLS;
+  const maxRecords = opts.maxRecords ?? Infinity;
+  const records: string[][] = [];
+  const lineNumbers: number[] = [];
+  let cells = 0;
+  let line = 1;
+  let recordLine = 1;
+  let row: string[] = [];
+  let field = '';
+  let inQuotes = false;
+  let fieldStart = true;
+  let truncated = false;
+
+  const endRecord = (): boolean => {
+    row.push(field);
+    field = '';
+    fieldStart = true;
+    if (row.some((f) => f.trim() !== '')) {
+      records.push(row);
+      lineNumbers.push(recordLine);
+      cells += row.length;
+    }
+    row = [];
+    if (cells >= maxCells || records.length >= maxRecords) return false;
+    return true;
+  };
+
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const ch = text[i];
+    if (inQuotes) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else inQuotes = false;
+      } else {
+        if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
+        field += ch;
+      }
+      continue;
+    }
+    if (ch === '"' && fieldStart) {
+      inQuotes = true;
+      fieldStart = false;
+    } else if (ch === delimiter) {
+      row.push(field);
+      field = '';
+      fieldStart = true;
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      line++;
+      if (!endRecord()) {
+        truncated = i + 1 < n && text.slice(i + 1).trim() !== '';
+        return { records, lineNumbers, truncated };
+      }
+      recordLine = line;
+    } else {
+      // Copy the run of ordinary characters in one slice (per-character appends are slow on
+      // multi-megabyte files).
+      let j = i + 1;
+      while (j < n) {
+        const c = text[j];
+        if (c === delimiter || c === '\n' || c === '\r') break;
+        j++;
+      }
+      field += text.slice(i, j);
+      fieldStart = false;
+      i = j - 1;
+    }
+  }
+  if (field !== '' || row.length > 0) endRecord();
+  return { records, lineNumbers, truncated };
+}
+
+/**
+ * The delimiter whose sample parse gives the most consistent field count (at least 2 fields);
+ * ties go to more fields, then to the order , ; tab |. A .tsv name or a tab-separated content type
+ * puts tab first. No candidate with 2+ fields -> ',' (one column).
+ */
+export function sniffDelimiter(text: string, hint?: { filename?: string; contentType?: string }): Delimiter {
+  const sample = text.slice(0, SNIFF_CHARS);
+  const tabFirst = /\.tsv$|\.tab$/i.test(hint?.filename ?? '') || /tab-separated/i.test(hint?.contentType ?? '');
+  const order: Delimiter[] = tabFirst ? ['\t', ',', ';', '|'] : [...DELIMITERS];
+  let best: { d: Delimiter; consistency: number; fields: number } | null = null;
+  for (const d of order) {
+    const { records } = parseDelimited(sample, d, { maxRecords: SNIFF_RECORDS });
+    // The last sampled record may be cut by the sample window.
+    const counted = records.length > 1 && sample.length < text.length ? records.slice(0, -1) : records;
+    if (counted.length === 0) continue;
+    const freq = new Map<number, number>();
+    for (const r of counted) freq.set(r.length, (freq.get(r.length) ?? 0) + 1);
+    let modal = 0;
+    let modalCount = 0;
+    for (const [len, count] of freq) {
+      if (count > modalCount || (count === modalCount && len > modal)) {
+        modal = len;
+        modalCount = count;
+      }
+    }
+    // Ragged files often have a short header or title line; rows at least as wide as the mode count.
+    const wide = Math.max(...counted.map((r) => r.length));
+    if (wide < 2) continue;
+    const fields = modal >= 2 ? modal : wide;
+    const consistency = Math.round((counted.filter((r) => r.length === fields).length / counted.length) * 100) / 100;
+    if (!best || consistency > best.consistency || (consistency === best.consistency && fields > best.fields)) {
+      best = { d, consistency, fields };
+    }
+  }
+  return best?.d ?? ',';
+}
+
+function delimiterName(d: Delimiter): string {
+  return d === '\t' ? 'tab' : d === ',' ? 'comma' : d === ';' ? 'semicolon' : 'pipe';
+}
+
+export async function extractCsv(input: ExtractInput): Promise<ProcessedDocument> {
+  input.signal.throwIfAborted();
+  const { text, encoding } = decodeText(input.bytes, { contentType: input.contentType });
+  const delimiter = sniffDelimiter(text, { filename: input.filename, contentType: input.contentType });
+  const parsed = parseDelimited(text, delimiter);
+  if (parsed.records.length === 0) {
+    throw toolError('PROCESSING_ERROR', 'The CSV file has no rows (it is empty or blank)');
+  }
+  input.signal.throwIfAborted();
+
+  const name = input.filename ? input.filename.replace(/^.*[\\/]/, '') : 'csv';
+  const table = analyzeTable(parsed.records as Cell[][], parsed.lineNumbers);
+  const n = table.rows.length;
+  const width = table.headers.length;
+  const note =
+    n > CONTENT_MAX_ROWS
+      ? `_${n} rows × ${width} ${width === 1 ? 'column' : 'columns'}; showing the first ${CONTENT_MAX_ROWS}._`
+      : `_${n} ${n === 1 ? 'row' : 'rows'} × ${width} ${width === 1 ? 'column' : 'columns'}._`;
+  const parts = [
+    ...(table.preamble.length ? [table.preamble.join('\n')] : []),
+    renderTable(table.displayHeaders, table.rows, CONTENT_MAX_ROWS),
+    note,
+    ...(table.footnotes.length ? [table.footnotes.join('\n')] : []),
+  ];
+  const content = parts.join('\n\n');
+
+  const csvTable: SheetTable = {
+    content: renderBoundedTable(table.headers, table.rows),
+    table_type: 'csv',
+    location: `sheet:${name}`,
+    metadata: {
+      sheet: name,
+      format: 'csv',
+      rows: n,
+      columns: width,
+      headers: table.headers,
+      header_row: table.headerRow,
+      column_types: table.columnTypes,
+      column_density: table.columnDensity,
+      density: table.density,
+      delimiter: delimiterName(delimiter),
+      encoding,
+      ...(table.preamble.length ? { title: table.preamble.join(' ').slice(0, 300) } : {}),
+      ...(parsed.truncated ? { truncated: true } : {}),
+    },
+    headers: table.headers,
+    rows: table.rows,
+    row_numbers: table.rowNumbers,
+    sheet: name,
+  };
+
+  return {
+    kind: 'csv',
+    content,
+    metadata: {
+      format: 'csv',
+      encoding,
+      delimiter: delimiterName(delimiter),
+      rows: n,
+      columns: width,
+      sheet_names: [name],
+      table_count: 1,
+      total_rows: n,
+      ...(parsed.truncated ? { truncated: true, notes: [`Only the first ${parsed.records.length} records were read (size limit).`] } : {}),
+    },
+    tables: [csvTable],
+    images: [],
+    urls: [],
+    pages: [{ number: 1, unit: 'sheet', label: name, start: 0, end: content.length }],
+  };
+}
