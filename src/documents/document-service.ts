@@ -1,0 +1,270 @@
+/**
+ * The one way tools get a document: fetch (download or upload, cached by URL) -> detect type ->
+ * extract (cached by URL + content hash) -> URLs and language added. Concurrent calls for the
+ * same URL download once and extract once; every layer is bounded.
+ */
+import { createHash } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { CacheRegistry, DownloadedFile } from '../cache/cache-registry.ts';
+import { isToolError, toolError } from '../errors.ts';
+import type { OcrPool } from '../extractors/ocr-pool.ts';
+import type { DocumentKind, ExtractInput, ProcessedDocument } from '../extractors/types.ts';
+import { extractUrls } from '../extractors/urls.ts';
+import type { UploadedFile } from '../tools/define-tool.ts';
+import { createAddressPolicy } from './address-policy.ts';
+import { detectType, FORMAT_LABEL, KIND_LABEL, type DetectedType } from './detect-type.ts';
+import { abortError, Downloader, type DownloaderOptions } from './download.ts';
+import { DEFAULT_EXTRACTORS, type ExtractorTable } from './extractor-table.ts';
+import type { ResolveAll } from './guarded-lookup.ts';
+import { SingleFlight } from './single-flight.ts';
+import { parseDocumentUrl } from './url-policy.ts';
+
+declare module '../services.ts' {
+  interface Services {
+    documents: DocumentService;
+  }
+}
+
+export type DocumentSource = { url: string } | { upload: UploadedFile };
+
+export interface CallContext {
+  signal: AbortSignal;
+  log?: {
+    debug(obj: object, msg?: string): void;
+    info(obj: object, msg?: string): void;
+    warn(obj: object, msg?: string): void;
+  };
+}
+
+export interface FetchedDocument extends DownloadedFile {
+  /** The normalised URL, or 'upload:' + file name. */
+  source: string;
+  /** The requested URL (normalised); absent for uploads. */
+  url?: string;
+  /** Served from the download cache. */
+  fromCache: boolean;
+}
+
+export interface LoadedDocument {
+  /** sha256(url)[:16] + '-' + sha256(content)[:16]; uploads: 'upload-' + sha256(content)[:16]. */
+  key: string;
+  contentSha256: string;
+  /** The URL, or 'upload:' + file name. */
+  source: string;
+  type: DetectedType;
+  doc: ProcessedDocument;
+  /** Served from the document cache. */
+  fromCache: boolean;
+}
+
+export interface LoadOptions {
+  /** Kinds the caller can use; anything else is UNSUPPORTED_FORMAT naming what the file is. */
+  expect?: readonly DocumentKind[];
+}
+
+export interface DocumentServiceDeps {
+  config: Readonly<Config>;
+  caches: CacheRegistry;
+  ocr: OcrPool;
+  /** DNS resolution for downloads (tests map names to addresses without real DNS). */
+  lookup?: ResolveAll;
+  /** Downloader tuning (retry delays, timeouts); policy and byte cap come from config. */
+  download?: Partial<Omit<DownloaderOptions, 'policy' | 'maxBytes' | 'resolveAll'>>;
+  /** Replaces extractors by kind (tests). */
+  extractors?: Partial<ExtractorTable>;
+  /** Language detector; default src/language/detect.ts. */
+  detectLanguage?: (text: string) => { language_code: string; language_name: string; confidence?: number };
+  /** Distinct URLs / documents that may be in flight at once before calls stop coalescing. */
+  maxInFlight?: number;
+}
+
+/** Characters of content the language detector looks at (enough for a stable answer). */
+const LANGUAGE_SAMPLE_CHARS = 20_000;
+
+const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+const DESCRIBE_EXPECTED: Partial<Record<DocumentKind, string>> = {
+  pdf: 'a PDF document',
+  docx: 'a Word document (DOCX)',
+  pptx: 'a PowerPoint presentation (PPTX)',
+  xlsx: 'an Excel workbook (XLSX)',
+  xls: 'a legacy Excel workbook (XLS)',
+  csv: 'a CSV/TSV file',
+  image: 'an image (PNG, JPEG, GIF, TIFF, WebP or BMP)',
+};
+
+function describeExpected(kinds: readonly DocumentKind[]): string {
+  const names = kinds.map((k) => DESCRIBE_EXPECTED[k] ?? KIND_LABEL[k]);
+  return names.length <= 1 ? (names[0] ?? 'a document') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
+export class DocumentService {
+  private readonly config: Readonly<Config>;
+  private readonly caches: CacheRegistry;
+  private readonly ocr: OcrPool;
+  private readonly downloader: Downloader;
+  private readonly extractors: ExtractorTable;
+  private readonly detectLanguageFn?: DocumentServiceDeps['detectLanguage'];
+  private readonly downloads: SingleFlight<DownloadedFile>;
+  private readonly extractions: SingleFlight<ProcessedDocument>;
+  private counters = { downloads: 0, extractions: 0 };
+
+  constructor(deps: DocumentServiceDeps) {
+    this.config = deps.config;
+    this.caches = deps.caches;
+    this.ocr = deps.ocr;
+    this.extractors = { ...DEFAULT_EXTRACTORS, ...deps.extractors };
+    this.detectLanguageFn = deps.detectLanguage;
+    this.downloader = new Downloader({
+      ...deps.download,
+      policy: createAddressPolicy({
+        allowPrivateNetworks: deps.config.ALLOW_PRIVATE_NETWORKS,
+        allowedHosts: deps.config.allowedHosts,
+      }),
+      maxBytes: deps.config.MAX_DOWNLOAD_BYTES,
+      ...(deps.lookup ? { resolveAll: deps.lookup } : {}),
+    });
+    this.downloads = new SingleFlight(deps.maxInFlight ?? 64);
+    this.extractions = new SingleFlight(deps.maxInFlight ?? 64);
+  }
+
+  /** Network downloads and extractions actually run (cache hits and coalesced calls excluded). */
+  stats(): { downloads: number; extractions: number; downloads_in_flight: number; extractions_in_flight: number } {
+    return {
+      ...this.counters,
+      downloads_in_flight: this.downloads.size,
+      extractions_in_flight: this.extractions.size,
+    };
+  }
+
+  /** The raw bytes of a URL (download cache, coalesced) or of an upload. */
+  async fetch(source: DocumentSource, ctx: CallContext): Promise<FetchedDocument> {
+    if ('upload' in source) return this.fromUpload(source.upload);
+    const url = parseDocumentUrl(source.url).href;
+    const cached = this.caches.download.get(url);
+    if (cached) return { ...cached, source: url, url, fromCache: true };
+    const file = await this.downloads.run(url, ctx.signal, async (signal) => {
+      this.counters.downloads++;
+      const started = Date.now();
+      const downloaded = await this.downloader.download(url, { signal, ...(ctx.log ? { log: ctx.log } : {}) });
+      ctx.log?.debug({ url, bytes: downloaded.bytes.length, ms: Date.now() - started }, 'downloaded');
+      this.caches.download.set(url, downloaded);
+      return downloaded;
+    });
+    return { ...file, source: url, url, fromCache: false };
+  }
+
+  /** Fetch, detect, extract (document cache, coalesced), then URLs and language. */
+  async load(source: DocumentSource, ctx: CallContext, opts: LoadOptions = {}): Promise<LoadedDocument> {
+    const file = await this.fetch(source, ctx);
+    let type = detectType({
+      bytes: file.bytes,
+      ...(file.contentType ? { contentType: file.contentType } : {}),
+      ...(file.filename ? { filename: file.filename } : {}),
+    });
+    let suffix = '';
+    if (opts.expect && opts.expect.length > 0 && !opts.expect.includes(type.kind)) {
+      if (type.kind === 'text' && type.format !== 'empty' && opts.expect.includes('csv')) {
+        // Delimited text served as text/plain (or named .txt) is still a table to the CSV tools.
+        type = { kind: 'csv', format: 'csv', mime: 'text/csv', by: 'sniff' };
+        suffix = ':csv';
+      } else {
+        throw toolError(
+          'UNSUPPORTED_FORMAT',
+          `Unsupported format for this tool: expected ${describeExpected(opts.expect)}, but the file is ${FORMAT_LABEL[type.format]}`,
+        );
+      }
+    }
+    const key = `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}-${file.sha256.slice(0, 16)}${suffix}`;
+    const cached = this.caches.document.get(key);
+    if (cached) return { key, contentSha256: file.sha256, source: file.source, type, doc: cached, fromCache: true };
+    const doc = await this.extractions.run(key, ctx.signal, async (signal) => {
+      this.counters.extractions++;
+      const started = Date.now();
+      const extracted = await this.extract(file, type, signal);
+      ctx.log?.debug({ key, kind: type.kind, chars: extracted.content.length, ms: Date.now() - started }, 'extracted');
+      this.caches.document.set(key, extracted);
+      return extracted;
+    });
+    return { key, contentSha256: file.sha256, source: file.source, type, doc, fromCache: false };
+  }
+
+  async close(): Promise<void> {
+    await this.downloader.close();
+  }
+
+  private fromUpload(upload: UploadedFile): FetchedDocument {
+    if (!upload || !Buffer.isBuffer(upload.bytes)) throw toolError('VALIDATION_ERROR', 'The uploaded file is missing');
+    if (upload.bytes.length > this.config.MAX_UPLOAD_BYTES) {
+      throw toolError('PAYLOAD_TOO_LARGE', `The uploaded file is larger than the upload limit of ${this.config.MAX_UPLOAD_BYTES} bytes (MAX_UPLOAD_BYTES)`);
+    }
+    return {
+      bytes: upload.bytes,
+      ...(upload.contentType ? { contentType: upload.contentType } : {}),
+      ...(upload.filename ? { filename: upload.filename } : {}),
+      sha256: sha256(upload.bytes),
+      source: `upload:${upload.filename ?? 'file'}`,
+      fromCache: false,
+    };
+  }
+
+  private async extract(file: FetchedDocument, type: DetectedType, signal: AbortSignal): Promise<ProcessedDocument> {
+    const input: ExtractInput = {
+      bytes: file.bytes,
+      ...(file.filename ? { filename: file.filename } : {}),
+      ...(type.kind === 'csv' || type.kind === 'text' || type.kind === 'html'
+        ? file.contentType
+          ? { contentType: file.contentType }
+          : {}
+        : { contentType: type.mime }),
+      signal,
+    };
+    let doc: ProcessedDocument;
+    try {
+      doc = await this.extractors[type.kind](input, { ocr: this.ocr });
+    } catch (err) {
+      if (signal.aborted) throw abortError(signal);
+      if (isToolError(err)) throw err;
+      const reason = err instanceof Error ? err.message : String(err);
+      throw toolError('PROCESSING_ERROR', `Could not read ${FORMAT_LABEL[type.format]}: ${reason.slice(0, 300)}`, err);
+    }
+    if (signal.aborted) throw abortError(signal);
+    return this.finish(doc, file, type);
+  }
+
+  /** Adds what every format gets: the URL list, the language, and source metadata. */
+  private async finish(doc: ProcessedDocument, file: FetchedDocument, type: DetectedType): Promise<ProcessedDocument> {
+    const content = typeof doc.content === 'string' ? doc.content : '';
+    const out: ProcessedDocument = {
+      ...doc,
+      kind: type.kind,
+      content,
+      tables: doc.tables ?? [],
+      images: doc.images ?? [],
+      pages: doc.pages ?? [],
+      urls: extractUrls({ content, pages: doc.pages ?? [], urls: doc.urls ?? [] }),
+      metadata: {
+        ...doc.metadata,
+        document_type: type.kind,
+        format: type.format,
+        mime_type: type.mime,
+        detected_by: type.by,
+        file_size: file.bytes.length,
+        content_sha256: file.sha256,
+        ...(file.filename ? { filename: file.filename } : {}),
+        ...(file.contentType ? { content_type: file.contentType } : {}),
+      },
+    };
+    const detect = this.detectLanguageFn ?? (await import('../language/detect.ts')).detectLanguage;
+    try {
+      const lang = detect(content.slice(0, LANGUAGE_SAMPLE_CHARS));
+      out.detected_language = lang.language_code;
+      out.detected_language_name = lang.language_name;
+    } catch {
+      // Language is a nicety; a detector failure must not lose the document.
+      out.detected_language = out.detected_language ?? 'unknown';
+      out.detected_language_name = out.detected_language_name ?? 'Unknown';
+    }
+    return out;
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The shared shape of extract_pdf_text, extract_docx_text and extract_pptx_text: one kind of
+ * document in, its text out (clipped to max_chars), a wrong kind refused with UNSUPPORTED_FORMAT.
+ */
+import type { ToolContext } from '../tools/define-tool.ts';
+import type { DocumentKind, ProcessedDocument } from '../extractors/types.ts';
+import { clipText, contentBudget, sourceFrom } from './tool-output.ts';
+
+export interface TextResult {
+  text: string;
+  char_count: number;
+  truncated: boolean;
+  source: string;
+  metadata: Record<string, unknown>;
+  detected_language: string;
+  detected_language_name: string;
+}
+
+export async function extractTextResult(
+  input: { document_url?: string; max_chars?: number },
+  ctx: ToolContext,
+  kinds: readonly DocumentKind[],
+): Promise<{ result: TextResult; doc: ProcessedDocument }> {
+  const { doc, source } = await ctx.services.documents.load(sourceFrom(input.document_url, ctx), ctx, { expect: kinds });
+  const text = clipText(doc.content, contentBudget(input.max_chars));
+  return {
+    doc,
+    result: {
+      text: text.text,
+      char_count: text.length,
+      truncated: text.truncated,
+      source,
+      metadata: doc.metadata,
+      detected_language: doc.detected_language ?? 'unknown',
+      detected_language_name: doc.detected_language_name ?? 'Unknown',
+    },
+  };
+}

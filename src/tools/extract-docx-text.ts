@@ -1,0 +1,34 @@
+/** extract_docx_text: the text of a Word document as Markdown (headings, lists, tables). */
+import Type from 'typebox';
+import { defineTool } from './define-tool.ts';
+import { DocumentUrl, MaxChars, TextResultFields } from './schemas/documents.ts';
+import { extractTextResult } from '../documents/text-result.ts';
+
+const Input = Type.Object({ document_url: DocumentUrl, max_chars: Type.Optional(MaxChars) }, { additionalProperties: false });
+
+const Output = Type.Object(
+  {
+    ...TextResultFields,
+    table_count: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export const extractDocxTextTool = defineTool({
+  name: 'extract_docx_text',
+  title: 'Extract text from a Word document',
+  description:
+    'Return the text of a DOCX file as Markdown: headings as #, lists, tables as pipe tables, footnotes; ' +
+    'with title, author and counts in metadata. Other file kinds are refused.',
+  group: 'extraction',
+  input: Input,
+  output: Output,
+  timeoutClass: 'extraction',
+  rest: { method: 'POST', path: '/v1/extract/docx' },
+  upload: { urlField: 'document_url' },
+  formats: ['docx'],
+  async handler(input, ctx) {
+    const { result, doc } = await extractTextResult(input, ctx, ['docx']);
+    return { ...result, table_count: doc.tables.length };
+  },
+});
