@@ -212,6 +212,7 @@ export class DocumentService {
     const input: ExtractInput = {
       bytes: file.bytes,
       ...(file.filename ? { filename: file.filename } : {}),
+      ...(file.finalUrl ?? file.url ? { sourceUrl: file.finalUrl ?? file.url } : {}),
       ...(type.kind === 'csv' || type.kind === 'text' || type.kind === 'html'
         ? file.contentType
           ? { contentType: file.contentType }

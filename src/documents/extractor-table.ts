@@ -23,6 +23,6 @@ export const DEFAULT_EXTRACTORS: Readonly<ExtractorTable> = Object.freeze({
   xlsx: spreadsheet,
   xls: spreadsheet,
   csv: async (input) => (await import('../extractors/csv.ts')).extractCsv(input),
-  html: async (input) => (await import('../extractors/html.ts')).extractHtml(input),
+  html: async (input) => (await import('../extractors/html.ts')).extractHtml(input, { baseUrl: input.sourceUrl }),
   text: async (input) => (await import('../extractors/text.ts')).extractText(input),
 });

@@ -63,5 +63,7 @@ export interface ExtractInput {
   bytes: Buffer;
   filename?: string;
   contentType?: string;
+  /** Final URL of a downloaded document (after redirects): resolves relative links in HTML. */
+  sourceUrl?: string;
   signal: AbortSignal;
 }

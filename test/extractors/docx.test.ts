@@ -1,0 +1,115 @@
+/** DOCX extraction: an exact-content generated document, then the real files of the corpus. */
+import fs from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { extractDocx } from '../../src/extractors/docx.ts';
+import { DOCX_FACTS as F, makeSampleDocx } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { wordRecall } from './word-recall.ts';
+
+const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus/docx');
+const signal = new AbortController().signal;
+// Each corpus file is extracted once and shared by the tests below (the handbook takes seconds).
+const results = new Map<string, ReturnType<typeof extractDocx>>();
+const read = (name: string) => {
+  if (!results.has(name)) results.set(name, extractDocx({ bytes: fs.readFileSync(path.join(corpus, name)), filename: name, signal }));
+  return results.get(name)!;
+};
+
+t.test('generated document: headings, lists, table, footnote, link, image, properties', async (t) => {
+  const doc = await extractDocx({ bytes: await makeSampleDocx(), signal });
+  const c = doc.content;
+  t.equal(doc.kind, 'docx');
+  t.match(c, new RegExp(`^# ${F.heading1}\n`), 'Heading 1 as #');
+  t.match(c, `\n## ${F.heading2}\n`);
+  t.match(c, `\n### ${F.heading3}\n`);
+  t.match(c, F.paragraph);
+  t.match(c, `- ${F.bullets[0]}\n  - ${F.nestedBullet}\n- ${F.bullets[1]}`, 'nested bullets');
+  t.match(c, `1. ${F.numbered[0]}\n2. ${F.numbered[1]}\n3. ${F.numbered[2]}`, 'numbered list');
+  t.match(c, '| Site | Herons | Egrets |\n| --- | --- | --- |\n| North marsh | 42 | 7 |\n| South lagoon | 13 | 21 |');
+  t.match(c, /Notes:\n\n1\. Counts were made at dawn with binoculars\./, 'footnote text under a Notes label');
+  t.match(c, `Details are in the ${F.link.text}.`, 'link text stays in the prose');
+  t.notMatch(c, /base64|data:image/, 'images are never inlined');
+
+  t.equal(doc.tables.length, 1);
+  t.match(doc.tables[0], { table_type: 'docx', location: 'table:1', metadata: { rows: 3, columns: 3 } });
+  t.same(doc.tables[0].headers, F.table[0]);
+  t.same(doc.tables[0].rows, F.table.slice(1));
+  t.same(doc.urls, [{ url: F.link.url, type: 'general', context: F.link.text }]);
+  t.equal(doc.images.length, 1);
+  t.match(doc.images[0], { content_type: 'image/png', alt_text: F.imageAlt });
+  t.match(doc.metadata, { title: F.title, author: F.author, image_count: 1, footnote_count: 1, table_count: 1, heading_count: 3 });
+  t.equal(doc.pages[0].unit, 'section');
+  t.equal(doc.pages.at(-1)!.end, c.length, 'sections cover the content');
+});
+
+if (!fs.existsSync(corpus)) {
+  t.comment(`corpus folder ${corpus} absent: corpus checks skipped`);
+} else {
+  t.test('test.docx: markitdown must-include strings, table, image', async (t) => {
+    const doc = await read('test.docx');
+    const exp = JSON.parse(fs.readFileSync(path.join(corpus, 'test.docx.expected.json'), 'utf8')) as { must_include: string[]; must_not_include: string[] };
+    for (const s of exp.must_include) {
+      if (s.startsWith('data:image')) continue; // markitdown's image placeholder; we report images in images[]
+      t.ok(doc.content.includes(s), `includes ${JSON.stringify(s)}`);
+    }
+    for (const s of exp.must_not_include) t.notOk(doc.content.includes(s), `excludes ${JSON.stringify(s)}`);
+    t.equal(doc.tables.length, 1);
+    t.match(doc.tables[0].metadata, { rows: 5, columns: 6 });
+    t.equal(doc.metadata.image_count, 1);
+    t.match(doc.content, /^# AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation$/m, 'Title style as heading');
+  });
+
+  t.test('word_tables.docx: 7 tables, merged cells spread like the ground truth', async (t) => {
+    const doc = await read('word_tables.docx');
+    t.equal(doc.tables.length, 7);
+    t.match(doc.content, '| Cell 1.0 | Merged Cell 1.1 1.2 | Merged Cell 1.1 1.2 |', 'horizontal span');
+    t.match(doc.content, '| Cell 2.0 | Merged Cell 1.1 2.1 | Cell 2.2 |', 'vertical span');
+    t.same(doc.tables[0].rows, [['Cell 1.0', 'Cell 1.1', 'Cell 1.2'], ['Cell 2.0', 'Cell 2.1', 'Cell 2.2']]);
+  });
+
+  t.test('docx_lists.docx: nested bullets and numbering', async (t) => {
+    const doc = await read('docx_lists.docx');
+    t.match(doc.content, '- List item 1\n  - List item 1.1\n    - List item 1.1.1\n- List item 3');
+    t.match(doc.content, '1. List item a\n2. List item b\n3. List item c');
+    t.equal(doc.metadata.heading_count, 10);
+  });
+
+  t.test('Strict OOXML is read', async (t) => {
+    const doc = await read('Strict.docx');
+    t.equal(doc.content, 'Some text');
+  });
+
+  t.test('handbook-872p.docx: large document with footnotes and headings', async (t) => {
+    const doc = await read('handbook-872p.docx');
+    t.ok(doc.content.length > 500_000, `${doc.content.length} chars`);
+    t.ok((doc.metadata.heading_count as number) > 250);
+    t.ok((doc.metadata.footnote_count as number) >= 5);
+    t.ok(doc.pages.length > 100, 'section spans from headings');
+  });
+
+  t.test('every corpus file yields content or a coded error; recall against ground truth', async (t) => {
+    const floors: Record<string, number> = {
+      'Strict.docx': 1,
+      'docx_lists.docx': 0.95,
+      'word_tables.docx': 0.95,
+      'textbox.docx': 0.95,
+      'unit_test_headers_numbered.docx': 0.75,
+      'equations.docx': 0.5,
+    };
+    for (const f of fs.readdirSync(corpus).sort()) {
+      if (f.includes('.expected.')) continue;
+      try {
+        const doc = await read(f);
+        t.ok(doc.content.trim().length > 0, `${f}: content`);
+        const expected = path.join(corpus, `${f}.expected.md`);
+        if (fs.existsSync(expected)) {
+          const r = wordRecall(fs.readFileSync(expected, 'utf8'), doc.content);
+          t.comment(`${f}: word recall ${r.recall.toFixed(3)} (${r.found}/${r.total})`);
+          if (f in floors) t.ok(r.recall >= floors[f], `${f}: recall ${r.recall.toFixed(3)} >= ${floors[f]}`);
+        }
+      } catch (err) {
+        t.ok((err as { code?: string }).code, `${f}: coded error ${(err as Error).message}`);
+      }
+    }
+  });
+}
