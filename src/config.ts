@@ -19,7 +19,15 @@ export const ConfigSchema = Type.Object({
   /** Comma-separated API keys; empty means auth is off. */
   API_KEYS: Type.String({ default: '' }),
   LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
     { default: 'info' },
   ),
   /** When set, logs are also written to daily-rotating files in this folder. */
@@ -46,6 +54,10 @@ export const ConfigSchema = Type.Object({
   RERANK_QUEUE_WAIT_MS: Int(10_000, 0, 600_000),
   /** onnxruntime intra-op threads; 0 lets the runtime choose. */
   ONNX_THREADS: Int(0, 0, 256),
+  /** Seconds in-flight calls may take to finish after SIGTERM/SIGINT before they are aborted. */
+  SHUTDOWN_TIMEOUT: Type.Number({ default: 10, minimum: 0, maximum: 3600 }),
+  /** Trust X-Forwarded-For from a reverse proxy (client IP for rate limits). */
+  TRUST_PROXY: Bool(false),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;

@@ -5,6 +5,7 @@
 import type { Static, TObject, TSchema } from 'typebox';
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
+import type { DocumentKind } from '../extractors/types.ts';
 
 export type TimeoutClass = 'document' | 'extraction' | 'utility';
 
@@ -31,6 +32,8 @@ export interface ToolContext {
   services: Services;
   /** Present when the caller uploaded the document instead of naming a URL. */
   upload?: UploadedFile;
+  /** The registry serving this call (get_system_health and the MCP resources describe it). */
+  tools?: readonly AnyTool[];
 }
 
 export interface ToolDefinition<I extends TObject = TObject, O extends TSchema = TSchema> {
@@ -48,6 +51,11 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TSchema =
    * against the input schema without `urlField` and passes the file as ctx.upload.
    */
   upload?: { urlField: 'document_url' | 'image_url' };
+  /**
+   * Document kinds this tool reads (see src/tools/formats.ts). The supported-formats list of
+   * get_system_health and the rag://supported-formats resource are generated from these.
+   */
+  formats?: readonly DocumentKind[];
   handler(input: Static<I>, ctx: ToolContext): Promise<Static<O>>;
 }
 

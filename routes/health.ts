@@ -1,0 +1,49 @@
+/**
+ * GET /health: liveness and readiness, cheap enough for a probe every few seconds. Ready means the
+ * data folder is writable; 503 otherwise. Open without an API key and never rate limited.
+ */
+import { access, constants } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import { PACKAGE_INFO } from '../src/package-info.ts';
+
+const HealthSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+    ready: Type.Boolean(),
+    version: Type.String(),
+    uptime_seconds: Type.Number(),
+    checks: Type.Object({ data_dir_writable: Type.Boolean() }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+
+export default async function healthRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/health',
+    {
+      schema: {
+        operationId: 'health',
+        summary: 'Liveness and readiness',
+        description: 'Cheap probe for orchestrators and Docker HEALTHCHECK. 200 when ready, 503 when not.',
+        tags: ['meta'],
+        security: [],
+        response: { 200: HealthSchema, 503: HealthSchema },
+      },
+    },
+    async (_request, reply) => {
+      const writable = await access(app.config.dataDir, constants.W_OK).then(
+        () => true,
+        () => false,
+      );
+      reply.code(writable ? 200 : 503);
+      return {
+        status: writable ? 'ok' : 'unavailable',
+        ready: writable,
+        version: PACKAGE_INFO.version,
+        uptime_seconds: Math.round((Date.now() - app.services.startedAt) / 100) / 10,
+        checks: { data_dir_writable: writable },
+      };
+    },
+  );
+}

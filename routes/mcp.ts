@@ -1,0 +1,77 @@
+/**
+ * MCP over Streamable HTTP at POST /mcp: stateless (a fresh transport and server per request)
+ * with JSON responses, so any worker can answer any request. GET and DELETE answer 405: there are
+ * no sessions and no server-initiated streams. Auth and the Host/Origin guard apply as for REST;
+ * each tools/call message counts against the caller's rate limit like a REST call.
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createMcpServer } from '../src/mcp/server.ts';
+import { MCP_ROUTE } from '../plugins/rate-limit.ts';
+
+function countToolCalls(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter((m) => m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'tools/call').length;
+}
+
+export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  app.post(
+    MCP_ROUTE,
+    {
+      schema: {
+        operationId: 'mcp',
+        summary: 'MCP (Streamable HTTP, stateless, JSON responses)',
+        description:
+          'JSON-RPC messages of the Model Context Protocol: initialize, tools/list, tools/call, resources/list, resources/read. ' +
+          'Send "Accept: application/json, text/event-stream". Every tool of the REST API is available as an MCP tool with the same schemas.',
+        tags: ['meta'],
+      },
+    },
+    async (request, reply) => {
+      const calls = countToolCalls(request.body);
+      if (calls > 0) await app.consumeRateLimit(request, reply, calls);
+
+      const log = request.log as unknown as Logger;
+      const server = createMcpServer({ tools: app.tools, services: app.services, log, requestId: request.id, transport: 'mcp' });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      // Headers set by our hooks (request id, rate-limit counters) go out on the raw response.
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);
+      }
+      reply.raw.once('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (err) {
+        log.error({ err }, 'MCP request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null }));
+        }
+      }
+    },
+  );
+
+  // No sessions, no server-initiated streams: only POST is meaningful.
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: MCP_ROUTE,
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        reply.code(405).header('allow', 'POST');
+        return {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: `Method not allowed: ${method} ${MCP_ROUTE} (this server is stateless; use POST)` },
+          id: null,
+          request_id: request.id,
+        };
+      },
+    });
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * One REST route per registered tool, generated from the registry: path and method from `rest`,
+ * operationId = tool name, tag = group, request and response schemas from the tool's TypeBox
+ * schemas. Tools that accept uploads are registered in their own scope, where multipart and raw
+ * bodies (up to MAX_UPLOAD_BYTES) are parsed; every other route keeps the small JSON body limit.
+ */
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
+import type { Logger } from 'pino';
+import Type, { type TObject } from 'typebox';
+import type { AnyTool } from '../src/tools/define-tool.ts';
+import { runTool } from '../src/tools/run-tool.ts';
+import { ErrorBodySchema } from '../src/tools/schemas.ts';
+import { readUploadCall, UPLOAD_FIELD, type ToolCallInput } from '../src/tools/upload-input.ts';
+import { omitProperty } from '../src/tools/validate-input.ts';
+
+/** Aborted when the client goes away before the response is written. */
+function clientGoneSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+function baseSchema(tool: AnyTool) {
+  return {
+    operationId: tool.name,
+    summary: tool.title,
+    description: tool.description,
+    tags: [tool.group],
+    response: { 200: tool.output, '4xx': ErrorBodySchema, '5xx': ErrorBodySchema },
+  };
+}
+
+function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: FastifyRequest) => Promise<ToolCallInput>) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const { input, upload } = await read(request);
+    return runTool(tool, input, {
+      services: app.services,
+      tools: app.tools,
+      // Fastify's logger is the pino instance given to buildApp.
+      log: request.log as unknown as Logger,
+      requestId: request.id,
+      signal: clientGoneSignal(reply),
+      upload,
+      transport: 'rest',
+    });
+  };
+}
+
+function jsonRoute(app: FastifyInstance, tool: AnyTool): RouteOptions {
+  const part = tool.rest.method === 'GET' ? 'querystring' : 'body';
+  return {
+    method: tool.rest.method,
+    url: tool.rest.path,
+    schema: { ...baseSchema(tool), [part]: tool.input },
+    handler: handlerFor(app, tool, async (request) => ({ input: part === 'body' ? request.body : request.query })),
+  };
+}
+
+/** The OpenAPI view of an upload route: JSON with the URL, a multipart form, or the raw bytes. */
+function uploadDocs(tool: AnyTool, urlField: string) {
+  const rest = omitProperty(tool.input as TObject, urlField);
+  const multipartSchema = Type.Object(
+    { [UPLOAD_FIELD]: Type.String({ format: 'binary', description: `The document itself (instead of ${urlField})` }), ...rest.properties },
+    { description: `Upload the document as the form field "${UPLOAD_FIELD}"; other fields as form fields.` },
+  );
+  const querystring = Type.Object(
+    Object.fromEntries(Object.entries(rest.properties).map(([k, v]) => [k, Type.Optional(v)])),
+    { description: 'Only with a raw upload body: the other input fields.' },
+  );
+  return ({ schema, url }: { schema: FastifySchema; url: string }) => ({
+    url,
+    schema: {
+      ...schema,
+      querystring,
+      body: {
+        description: `JSON with ${urlField}, a multipart form with the file, or the raw file bytes with its Content-Type.`,
+        content: {
+          'application/json': { schema: tool.input },
+          'multipart/form-data': { schema: multipartSchema },
+          'application/octet-stream': { schema: Type.String({ format: 'binary', description: 'Raw document bytes (any non-JSON Content-Type)' }) },
+        },
+      },
+    },
+  });
+}
+
+function uploadRoute(app: FastifyInstance, tool: AnyTool, urlField: string, maxBytes: number): RouteOptions {
+  return {
+    method: 'POST',
+    url: tool.rest.path,
+    schema: baseSchema(tool),
+    config: { swaggerTransform: uploadDocs(tool, urlField) },
+    handler: handlerFor(app, tool, (request) => readUploadCall(request, tool.input as TObject, urlField, { maxBytes })),
+  };
+}
+
+export default async function toolRoutes(app: FastifyInstance): Promise<void> {
+  for (const tool of app.tools) if (!tool.upload) app.route(jsonRoute(app, tool));
+
+  const uploadTools = app.tools.filter((t) => t.upload);
+  if (uploadTools.length === 0) return;
+  await app.register(async (scope) => {
+    const maxBytes = app.config.MAX_UPLOAD_BYTES;
+    await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1 } });
+    // Any other body is the document itself, up to MAX_UPLOAD_BYTES.
+    scope.removeContentTypeParser(['text/plain']);
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (_req, body, done) => done(null, body));
+    for (const tool of uploadTools) scope.route(uploadRoute(scope, tool, tool.upload!.urlField, maxBytes));
+  });
+}

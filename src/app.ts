@@ -1,0 +1,88 @@
+/**
+ * buildApp: the Fastify application with every plugin and route, ready to listen or to inject.
+ * Order matters: services first (everything reads config/services/tools), then the hooks that
+ * guard each request in the order they run (request id -> host guard -> rate limit -> auth), the
+ * error handler, the OpenAPI generator (which must see every route), then the routes.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { TSchema } from 'typebox';
+import { loadConfig, type Config } from './config.ts';
+import type { Services } from './services.ts';
+import type { AnyTool } from './tools/define-tool.ts';
+import { tools as registry } from './tools/index.ts';
+import { checkInput } from './tools/validate-input.ts';
+import servicesPlugin from '../plugins/services.ts';
+import requestIdPlugin, { genRequestId } from '../plugins/request-id.ts';
+import hostGuardPlugin from '../plugins/host-guard.ts';
+import rateLimitPlugin from '../plugins/rate-limit.ts';
+import authPlugin from '../plugins/auth.ts';
+import errorHandlerPlugin from '../plugins/error-handler.ts';
+import swaggerPlugin from '../plugins/swagger.ts';
+import healthRoutes from '../routes/health.ts';
+import infoRoutes from '../routes/info.ts';
+import toolRoutes from '../routes/tools.ts';
+import mcpRoutes from '../routes/mcp.ts';
+
+export interface BuildAppOptions {
+  /** Defaults to loadConfig() from the environment. */
+  config?: Readonly<Config>;
+  /** Replaces the production registry (src/tools/index.ts). */
+  tools?: readonly AnyTool[];
+  /** Added after the registry's tools (tests add test-only tools this way). */
+  extraTools?: readonly AnyTool[];
+  /** Use these services instead of creating them; the caller then closes them. */
+  services?: Services;
+  /** The pino logger; by default a silent one. src/server.ts passes the configured logger. */
+  logger?: Logger;
+}
+
+/** REST validation uses the same rules as MCP (src/tools/validate-input.ts). */
+const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  const convert = httpPart === 'querystring' || httpPart === 'params' || httpPart === 'headers';
+  return (data: unknown) => {
+    const r = checkInput(schema, data, { convert });
+    return r.ok ? { value: r.value } : { error: [r.issue] };
+  };
+};
+
+export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const config = opts.config ?? loadConfig();
+  const tools = [...(opts.tools ?? registry), ...(opts.extraTools ?? [])];
+  const names = new Set<string>();
+  const routes = new Set<string>();
+  for (const t of tools) {
+    if (names.has(t.name)) throw new Error(`Duplicate tool name: ${t.name}`);
+    const route = `${t.rest.method} ${t.rest.path}`;
+    if (routes.has(route)) throw new Error(`Duplicate tool route: ${route}`);
+    names.add(t.name);
+    routes.add(route);
+  }
+
+  const app = Fastify({
+    loggerInstance: (opts.logger ?? pino({ level: 'silent' })) as FastifyBaseLogger,
+    genReqId: genRequestId,
+    // Every log line of a request carries request_id; health probes are not worth a line each.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: (req) => req.url === '/health' }),
+    // JSON bodies: detect_language's 100,000 characters fit with room to spare. Uploads have their own limit.
+    bodyLimit: 2 * 1024 * 1024,
+    trustProxy: config.TRUST_PROXY,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+
+  await app.register(servicesPlugin, { config, tools, services: opts.services });
+  await app.register(requestIdPlugin);
+  await app.register(hostGuardPlugin);
+  await app.register(rateLimitPlugin);
+  await app.register(authPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(swaggerPlugin);
+
+  await app.register(healthRoutes);
+  await app.register(infoRoutes);
+  await app.register(toolRoutes);
+  await app.register(mcpRoutes);
+  return app;
+}

@@ -1,0 +1,117 @@
+/**
+ * The MCP server, built from the registry with the low-level SDK `Server` so tools keep their
+ * TypeBox JSON Schemas verbatim (the same ones REST validates and publishes). tools/call validates
+ * with the same rules as REST, runs through run-tool (timeouts, logs, coded errors) and answers
+ * with structuredContent plus a text copy; failures are `isError: true` with {error, code}.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { toPublicError, type ErrorCode as ToolErrorCode } from '../errors.ts';
+import type { Services } from '../services.ts';
+import type { AnyTool } from '../tools/define-tool.ts';
+import { runTool } from '../tools/run-tool.ts';
+import { checkInput, formatIssue } from '../tools/validate-input.ts';
+import { PACKAGE_INFO } from '../package-info.ts';
+import { jsonSchema, RESOURCES } from './resources.ts';
+
+export interface McpServerOptions {
+  tools: readonly AnyTool[];
+  services: Services;
+  /** Logger already bound to the request id when there is one (HTTP). */
+  log: Logger;
+  /** The id of the HTTP request carrying the call; stdio calls get a fresh id each. */
+  requestId?: string;
+  transport: 'mcp' | 'stdio';
+}
+
+export function mcpToolListing(tool: AnyTool): Tool {
+  const output = jsonSchema(tool.output);
+  const readOnly = tool.name !== 'manage_cache';
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input) as Tool['inputSchema'],
+    // MCP output schemas must describe an object.
+    ...(output.type === 'object' ? { outputSchema: output as Tool['outputSchema'] } : {}),
+    annotations: {
+      title: tool.title,
+      readOnlyHint: readOnly,
+      destructiveHint: !readOnly,
+      idempotentHint: true,
+      openWorldHint: tool.group !== 'utility',
+    },
+  };
+}
+
+function errorResult(code: ToolErrorCode, message: string, requestId: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: message, code, request_id: requestId }) }] };
+}
+
+export function createMcpServer(opts: McpServerOptions): Server {
+  const byName = new Map(opts.tools.map((t) => [t.name, t]));
+  const server = new Server(
+    { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version, title: 'RAG Document Server' },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      instructions:
+        'Deterministic document tools: process, chunk and search documents by URL, extract text and tables per format, ' +
+        'detect language, report health and manage caches. Read rag://tool-descriptions for details.',
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: opts.tools.map(mcpToolListing) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const requestId = opts.requestId ?? randomUUID();
+    const log = opts.requestId ? opts.log : opts.log.child({ request_id: requestId });
+    const tool = byName.get(request.params.name);
+    if (!tool) return errorResult('NOT_FOUND', `Unknown tool: ${JSON.stringify(request.params.name.slice(0, 100))}`, requestId);
+    const checked = checkInput(tool.input, request.params.arguments ?? {});
+    if (!checked.ok) {
+      const message = formatIssue(checked.issue);
+      log.info({ tool: tool.name, code: 'VALIDATION_ERROR', error: message, transport: opts.transport }, 'tool.rejected');
+      return errorResult('VALIDATION_ERROR', message, requestId);
+    }
+    try {
+      const output = await runTool(tool, checked.value, {
+        services: opts.services,
+        tools: opts.tools,
+        log,
+        requestId,
+        signal: extra.signal,
+        transport: opts.transport,
+      });
+      const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(output) }] };
+      if (output !== null && typeof output === 'object' && !Array.isArray(output)) result.structuredContent = output as Record<string, unknown>;
+      return result;
+    } catch (err) {
+      const e = toPublicError(err);
+      return errorResult(e.code, e.message, requestId);
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const resource = RESOURCES.find((r) => r.uri === request.params.uri);
+    if (!resource) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+    const text = JSON.stringify(resource.read(opts.tools, opts.services.config), null, 2);
+    return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };
+  });
+
+  return server;
+}

@@ -1,0 +1,254 @@
+/**
+ * The command line: `rag-document-server [--transport http|stdio] [--host H] [--port P]
+ * [--workers N] [--reload] [--log-dir DIR]`. Loads .env when present, parses the configuration
+ * once (an invalid value exits naming the variable), then serves HTTP (REST + MCP at /mcp),
+ * optionally in N worker processes, or MCP over stdio. SIGTERM/SIGINT stop accepting, let
+ * in-flight calls finish up to SHUTDOWN_TIMEOUT, close resources and exit 0.
+ */
+import cluster from 'node:cluster';
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import dotenv from 'dotenv';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createLogger } from './logger.ts';
+import { startStdio } from './mcp/stdio.ts';
+import { PACKAGE_INFO } from './package-info.ts';
+import { createServices } from './services.ts';
+import { tools } from './tools/index.ts';
+
+export const USAGE = `Usage: rag-document-server [options]
+
+Options:
+  --transport http|stdio  http: REST + MCP at /mcp (default); stdio: MCP on stdin/stdout
+  --host HOST             interface to bind (env HOST, default 127.0.0.1)
+  --port PORT             port to bind (env PORT, default 8000; 0 picks a free one)
+  --workers N             N worker processes sharing the port (one model copy each)
+  --reload                restart on source changes (development; not with --workers > 1)
+  --log-dir DIR           also write daily-rotating log files to DIR (env LOG_DIR)
+  -h, --help              show this help
+  -v, --version           print the version
+
+Every other setting comes from the environment or .env; see .env.example.`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface CliOptions {
+  transport: 'http' | 'stdio';
+  host?: string;
+  port?: string;
+  workers: number;
+  reload: boolean;
+  logDir?: string;
+  help: boolean;
+  version: boolean;
+}
+
+export function parseCli(argv: string[]): CliOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        transport: { type: 'string', default: 'http' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        workers: { type: 'string', default: '1' },
+        reload: { type: 'boolean', default: false },
+        'log-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const transport = values.transport;
+  if (transport !== 'http' && transport !== 'stdio') throw new UsageError(`--transport must be "http" or "stdio" (got ${JSON.stringify(transport)})`);
+  const workers = Number(values.workers);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new UsageError(`--workers must be an integer from 1 to 256 (got ${JSON.stringify(values.workers)})`);
+  if (values.reload && workers > 1) {
+    throw new UsageError('--reload cannot be combined with --workers > 1: reload restarts one process on file changes; run several workers without --reload');
+  }
+  if (transport === 'stdio' && workers > 1) throw new UsageError('--workers applies to --transport http only');
+  return {
+    transport,
+    host: values.host,
+    port: values.port,
+    workers,
+    reload: values.reload ?? false,
+    logDir: values['log-dir'],
+    help: values.help ?? false,
+    version: values.version ?? false,
+  };
+}
+
+/** Flags win over the environment; both go through the same configuration schema. */
+export function configFromCli(cli: CliOptions, env: Record<string, string | undefined>): Readonly<Config> {
+  const merged = { ...env };
+  if (cli.host !== undefined) merged.HOST = cli.host;
+  if (cli.port !== undefined) merged.PORT = cli.port;
+  if (cli.logDir !== undefined) merged.LOG_DIR = cli.logDir;
+  return loadConfig(merged);
+}
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`rag-document-server: ${message}\n`);
+  process.exit(code);
+}
+
+/** Runs `stop` on the first SIGTERM/SIGINT; a second signal exits at once. */
+function onShutdownSignal(log: Logger, stop: (signal: string) => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) {
+        log.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      stopping = true;
+      log.info({ event: 'server.stop', signal }, 'shutting down');
+      stop(signal).then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+async function runHttp(config: Readonly<Config>): Promise<void> {
+  const { logger, close: closeLog } = await createLogger(config);
+  const app = await buildApp({ config, logger });
+  try {
+    await app.listen({ host: config.HOST, port: config.PORT });
+  } catch (err) {
+    logger.fatal({ err }, `cannot listen on ${config.HOST}:${config.PORT}`);
+    await closeLog();
+    process.exit(1);
+  }
+  onShutdownSignal(logger, async () => {
+    // app.close() stops accepting, waits for in-flight requests, then closes services (onClose).
+    const closing = app.close();
+    const deadline = setTimeout(() => {
+      logger.warn({ timeout_s: config.SHUTDOWN_TIMEOUT }, 'in-flight requests did not finish in time: closing their connections');
+      app.server.closeAllConnections();
+    }, config.SHUTDOWN_TIMEOUT * 1000);
+    await closing;
+    clearTimeout(deadline);
+    logger.info({ event: 'server.stopped' }, 'stopped');
+    await closeLog();
+  });
+}
+
+async function runStdioServer(config: Readonly<Config>): Promise<void> {
+  const { logger, close: closeLog } = await createLogger(config);
+  await mkdir(config.dataDir, { recursive: true });
+  const services = createServices(config);
+  const session = await startStdio({ tools, services, log: logger });
+  const finish = async () => {
+    await session.close();
+    await services.close();
+    await closeLog();
+  };
+  onShutdownSignal(logger, finish);
+  await session.closed;
+  await finish();
+  process.exit(0);
+}
+
+/** The primary of --workers N: forks, restarts crashed workers (within reason), stops them on a signal. */
+async function runPrimary(workers: number, config: Readonly<Config>): Promise<void> {
+  const { logger } = await createLogger(config);
+  let stopping = false;
+  const restarts: number[] = [];
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length && restarts[0] < now - 60_000) restarts.shift();
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker exited');
+    if (restarts.length > workers * 3) {
+      logger.fatal('workers keep crashing: giving up');
+      process.exit(1);
+    }
+    setTimeout(() => cluster.fork(), 1000).unref();
+  });
+  for (let i = 0; i < workers; i++) cluster.fork();
+  logger.info({ event: 'server.start', workers, host: config.HOST, port: config.PORT }, `starting ${workers} workers`);
+  onShutdownSignal(logger, async () => {
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    // Workers finish their in-flight calls; past the deadline they are killed.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+        resolve();
+      }, (config.SHUTDOWN_TIMEOUT + 5) * 1000);
+      cluster.on('exit', () => {
+        if (Object.keys(cluster.workers ?? {}).length === 0) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+  });
+}
+
+/** --reload: run this CLI under `tsx watch`, which restarts it whenever an imported file changes. */
+function runWithReload(argv: string[]): void {
+  const tsxCli = fileURLToPath(import.meta.resolve('tsx/cli'));
+  const args = argv.filter((a) => a !== '--reload');
+  const child = spawn(process.execPath, [tsxCli, 'watch', '--clear-screen=false', fileURLToPath(import.meta.url), ...args], {
+    stdio: 'inherit',
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  let cli: CliOptions;
+  try {
+    cli = parseCli(argv);
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${USAGE}`);
+  }
+  if (cli.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (cli.version) {
+    process.stdout.write(`${PACKAGE_INFO.version}\n`);
+    return;
+  }
+  // .env fills in what the environment does not set; quiet keeps stdout clean for stdio.
+  dotenv.config({ quiet: true });
+  let config: Readonly<Config>;
+  try {
+    config = configFromCli(cli, process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  if (cli.reload) return runWithReload(argv);
+  if (cli.transport === 'stdio') return runStdioServer(config);
+  if (cli.workers > 1 && cluster.isPrimary) return runPrimary(cli.workers, config);
+  return runHttp(config);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await main(process.argv.slice(2));
+}

@@ -1,0 +1,66 @@
+/** manage_cache: statistics of every cache layer, or clear them all. */
+import Type from 'typebox';
+import { defineTool } from './define-tool.ts';
+import { CacheLayerStatsSchema } from './schemas.ts';
+import type { CacheLayerStats } from '../cache/ttl-cache.ts';
+import type { Services } from '../services.ts';
+
+const Input = Type.Object(
+  {
+    action: Type.Optional(
+      Type.Union([Type.Literal('stats'), Type.Literal('clear')], {
+        default: 'stats',
+        description: '"stats" reports every layer; "clear" empties every layer and reports how many entries each lost',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Output = Type.Object(
+  {
+    action: Type.Union([Type.Literal('stats'), Type.Literal('clear')]),
+    layers: Type.Array(CacheLayerStatsSchema, { description: 'Statistics per layer (after clearing, for "clear")' }),
+    totals: Type.Object({ entries: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    evicted: Type.Optional(
+      Type.Object({}, { additionalProperties: Type.Integer({ minimum: 0 }), description: 'Entries removed per layer ("clear" only)' }),
+    ),
+    total_evicted: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Statistics of the memory layers followed by any disk layers. */
+export async function cacheLayerStats(services: Services): Promise<CacheLayerStats[]> {
+  const disk = await Promise.all(services.diskCaches.filter((d) => d.stats).map((d) => d.stats!()));
+  return [...services.caches.stats(), ...disk];
+}
+
+export const manageCacheTool = defineTool({
+  name: 'manage_cache',
+  title: 'Manage caches',
+  description:
+    'Report or clear the server caches (downloaded files, processed documents, search indexes). ' +
+    '"stats" returns entries, bytes, hits, misses, hit rate and evictions per layer; "clear" empties every layer and returns how many entries each held.',
+  group: 'utility',
+  input: Input,
+  output: Output,
+  timeoutClass: 'utility',
+  rest: { method: 'POST', path: '/v1/cache' },
+  async handler(input, { services }) {
+    const action = input.action ?? 'stats';
+    let evicted: Record<string, number> | undefined;
+    if (action === 'clear') {
+      evicted = services.caches.clear();
+      for (const disk of services.diskCaches) evicted[disk.name] = await disk.clear();
+    }
+    const layers = await cacheLayerStats(services);
+    const totals = {
+      entries: layers.reduce((n, l) => n + l.entries, 0),
+      bytes: layers.reduce((n, l) => n + l.bytes, 0),
+    };
+    if (!evicted) return { action, layers, totals };
+    const total_evicted = Object.values(evicted).reduce((n, v) => n + v, 0);
+    return { action, layers, totals, evicted, total_evicted };
+  },
+});

@@ -1,0 +1,100 @@
+/**
+ * The one guard around every tool call, whatever the transport (REST, MCP over HTTP, MCP over
+ * stdio): a timeout per class capped by REQUEST_TIMEOUT, an AbortSignal for the handler that fires
+ * on timeout or when the caller goes away, structured logs, and errors reduced to coded ToolErrors
+ * so nothing internal leaks. Input validation happens before this, in the transport adapter.
+ */
+import type { Logger } from 'pino';
+import { isToolError, toolError, type ToolError } from '../errors.ts';
+import type { Services } from '../services.ts';
+import type { Config } from '../config.ts';
+import { TIMEOUT_SECONDS, type AnyTool, type UploadedFile } from './define-tool.ts';
+
+export interface RunToolOptions {
+  services: Services;
+  log: Logger;
+  requestId: string;
+  /** The registry this call is served from. */
+  tools?: readonly AnyTool[];
+  /** Aborts the call early (client disconnect, MCP cancellation, shutdown). */
+  signal?: AbortSignal;
+  upload?: UploadedFile;
+  /** For the logs: rest | mcp | stdio. */
+  transport: string;
+}
+
+/** Milliseconds a call of this tool may take: its class timeout, capped by REQUEST_TIMEOUT. */
+export function toolTimeoutMs(tool: AnyTool, config: Pick<Config, 'REQUEST_TIMEOUT'>): number {
+  return Math.round(Math.min(TIMEOUT_SECONDS[tool.timeoutClass], config.REQUEST_TIMEOUT) * 1000);
+}
+
+export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOptions): Promise<unknown> {
+  const timeoutMs = toolTimeoutMs(tool, opts.services.config);
+  const log = opts.log.child({ tool: tool.name, request_id: opts.requestId, transport: opts.transport });
+  const controller = new AbortController();
+  const started = performance.now();
+  const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+
+  let timer: NodeJS.Timeout | undefined;
+  let onParentAbort: (() => void) | undefined;
+  // Settles only with a rejection: whichever of timeout / caller abort comes first.
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = toolError('TIMEOUT', `${tool.name} did not finish within ${timeoutMs / 1000} s`);
+      controller.abort(err);
+      reject(err);
+    }, timeoutMs);
+    timer.unref?.();
+    if (opts.signal) {
+      onParentAbort = () => {
+        const err = toolError('PROCESSING_ERROR', 'The request was cancelled by the client');
+        controller.abort(err);
+        reject(err);
+      };
+      if (opts.signal.aborted) onParentAbort();
+      else opts.signal.addEventListener('abort', onParentAbort, { once: true });
+    }
+  });
+
+  log.info({ event: 'tool.start', timeout_ms: timeoutMs, upload_bytes: opts.upload?.bytes.byteLength }, 'tool.start');
+  const work = Promise.resolve().then(() =>
+    tool.handler(input, {
+      signal: controller.signal,
+      log,
+      requestId: opts.requestId,
+      services: opts.services,
+      upload: opts.upload,
+      tools: opts.tools,
+    }),
+  );
+  // A handler that keeps running after a timeout must not surface as an unhandled rejection.
+  work.catch(() => {});
+  try {
+    const output = await Promise.race([work, guard]);
+    log.info({ event: 'tool.success', elapsed_ms: elapsed() }, 'tool.success');
+    return output;
+  } catch (err) {
+    throw logFailure(err, controller.signal, log, elapsed());
+  } finally {
+    clearTimeout(timer);
+    if (onParentAbort) opts.signal?.removeEventListener('abort', onParentAbort);
+    // Whatever the outcome, anything the handler left running is told to stop.
+    if (!controller.signal.aborted) controller.abort(toolError('PROCESSING_ERROR', 'The call has ended'));
+  }
+}
+
+function logFailure(err: unknown, signal: AbortSignal, log: Logger, elapsedMs: number): ToolError {
+  // A handler that rethrows the abort reason (or an AbortError) after our abort reports the abort.
+  const coded = isToolError(err) ? err : signal.aborted && isToolError(signal.reason) ? signal.reason : null;
+  if (coded?.code === 'TIMEOUT') {
+    log.warn({ event: 'tool.timeout', code: coded.code, elapsed_ms: elapsedMs }, 'tool.timeout');
+    return coded;
+  }
+  if (coded) {
+    const level = coded.status >= 500 ? 'error' : 'warn';
+    log[level]({ event: 'tool.error', code: coded.code, status: coded.status, elapsed_ms: elapsedMs, err: coded.status >= 500 ? coded : undefined, error: coded.message }, 'tool.error');
+    return coded;
+  }
+  log.error({ event: 'tool.error', code: 'INTERNAL_ERROR', status: 500, elapsed_ms: elapsedMs, err }, 'tool.error');
+  return toolError('INTERNAL_ERROR', 'Internal server error', err);
+}

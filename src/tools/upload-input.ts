@@ -1,0 +1,97 @@
+/**
+ * Reading a tool's input from an upload request: multipart (field `file`, other fields as form
+ * fields) or a raw body with any non-JSON Content-Type (other fields in the querystring). The URL
+ * field is dropped from the schema when a file is present; everything else is validated with the
+ * same rules as a JSON call.
+ */
+import type { FastifyRequest } from 'fastify';
+import type {} from '@fastify/multipart';
+import type { TObject } from 'typebox';
+import { toolError } from '../errors.ts';
+import type { UploadedFile } from './define-tool.ts';
+import { checkInput, formatIssue, omitProperty } from './validate-input.ts';
+
+export const UPLOAD_FIELD = 'file';
+
+export interface ToolCallInput {
+  input: unknown;
+  upload?: UploadedFile;
+}
+
+function validated(schema: TObject, fields: unknown, prefix: string, convert: boolean): unknown {
+  const r = checkInput(schema, fields, { convert });
+  if (!r.ok) throw toolError('VALIDATION_ERROR', formatIssue(r.issue, prefix));
+  return r.value;
+}
+
+function bothGiven(urlField: string): never {
+  throw toolError('VALIDATION_ERROR', `send either a file or ${urlField}, not both`);
+}
+
+function filenameFromDisposition(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const star = /filename\*\s*=\s*(?:UTF-8'')?([^;]+)/i.exec(header);
+  if (star) {
+    try {
+      return decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''));
+    } catch {
+      /* fall through to the plain parameter */
+    }
+  }
+  const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/i.exec(header);
+  return plain ? (plain[2] ?? plain[1]).trim() : undefined;
+}
+
+export interface UploadLimits {
+  maxBytes: number;
+}
+
+export async function readUploadCall(
+  request: FastifyRequest,
+  schema: TObject,
+  urlField: string,
+  limits: UploadLimits,
+): Promise<ToolCallInput> {
+  const withoutUrl = omitProperty(schema, urlField);
+
+  if (request.isMultipart()) {
+    const fields: Record<string, unknown> = {};
+    let upload: UploadedFile | undefined;
+    const parts = request.parts({
+      limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: 1024 * 1024, parts: 40 },
+    });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== UPLOAD_FIELD) {
+          part.file.resume();
+          throw toolError('VALIDATION_ERROR', `body/${part.fieldname} is not a file field: send the document as "${UPLOAD_FIELD}"`);
+        }
+        upload = { bytes: await part.toBuffer(), filename: part.filename || undefined, contentType: part.mimetype || undefined };
+      } else {
+        fields[part.fieldname] = part.value;
+      }
+    }
+    if (!upload) return { input: validated(schema, fields, 'body', true) };
+    if (fields[urlField] !== undefined && fields[urlField] !== '') bothGiven(urlField);
+    if (upload.bytes.byteLength === 0) throw toolError('VALIDATION_ERROR', `body/${UPLOAD_FIELD} is empty`);
+    return { input: validated(withoutUrl, fields, 'body', true), upload };
+  }
+
+  const body = request.body;
+  if (Buffer.isBuffer(body)) {
+    if (body.byteLength === 0) throw toolError('VALIDATION_ERROR', 'body is empty: send the document bytes or a JSON body');
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    if (query[urlField] !== undefined) bothGiven(urlField);
+    const contentType = request.headers['content-type'];
+    return {
+      input: validated(withoutUrl, query, 'querystring', true),
+      upload: {
+        bytes: body,
+        contentType: typeof contentType === 'string' ? contentType : undefined,
+        filename: filenameFromDisposition(request.headers['content-disposition']),
+      },
+    };
+  }
+  // JSON: the document is named by URL.
+  return { input: validated(schema, body, 'body', false) };
+}
