@@ -1,0 +1,261 @@
+/**
+ * Adaptive chunking. Size, overlap and separators depend on the document type (pdf 1500/300,
+ * pptx 800/150 with slide separators first, xlsx/csv 1200/200, docx/html 1500/300, default
+ * 1200/250) and on its length (> 100,000 chars: size x 1.5, overlap x 1.3; < 5,000 chars: size / 2
+ * (min 400), overlap / 2 (min 50)). Text is split recursively — by the first separator of the list
+ * that occurs, oversized pieces again by the next ones, down to a hard cut — and the pieces are
+ * merged greedily up to the size, carrying trailing pieces up to the overlap into the next chunk.
+ *
+ * Every chunk is an exact slice of the content ([char_start, char_end)), so page ranges come from
+ * the extractor's page map and heading paths from the Markdown headings before it.
+ */
+import type { PageSpan, ProcessedDocument } from '../extractors/types.ts';
+import type { Chunk } from './types.ts';
+import { contentType, importanceScore } from './chunk-importance.ts';
+
+/** No chunk is ever longer than this (the product's contract). */
+export const MAX_CHUNK_CHARS = 5000;
+
+export interface ChunkingProfile {
+  size: number;
+  overlap: number;
+  separators: readonly string[];
+}
+
+export interface ChunkOptions {
+  /** Override the adaptive size (chars, 100-5000). */
+  chunkSize?: number;
+  /** Override the adaptive overlap (chars, < size). */
+  overlap?: number;
+}
+
+const SENTENCE = ['. ', '? ', '! ', '; ', ', ', ' ', ''];
+const HEADINGS = ['\n# ', '\n## ', '\n### ', '\n#### '];
+
+const BASE: Record<string, { size: number; overlap: number; separators: readonly string[] }> = {
+  pdf: { size: 1500, overlap: 300, separators: ['\n\n', '\n', ...SENTENCE] },
+  pptx: { size: 800, overlap: 150, separators: ['\n--- Slide ', '\n\n', '\n', ...SENTENCE] },
+  xlsx: { size: 1200, overlap: 200, separators: ['\n\n', '\n', ' | ', ' ', ''] },
+  xls: { size: 1200, overlap: 200, separators: ['\n\n', '\n', ' | ', ' ', ''] },
+  csv: { size: 1200, overlap: 200, separators: ['\n\n', '\n', ' | ', ' ', ''] },
+  docx: { size: 1500, overlap: 300, separators: [...HEADINGS, '\n\n', '\n', ...SENTENCE] },
+  html: { size: 1500, overlap: 300, separators: [...HEADINGS, '\n\n', '\n', ...SENTENCE] },
+  default: { size: 1200, overlap: 250, separators: [...HEADINGS, '\n\n', '\n', ...SENTENCE] },
+};
+
+export function chunkingProfile(kind: string, contentLength: number, opts: ChunkOptions = {}): ChunkingProfile {
+  const base = BASE[kind] ?? BASE.default;
+  let size = base.size;
+  let overlap = base.overlap;
+  if (contentLength > 100_000) {
+    size = Math.round(size * 1.5);
+    overlap = Math.round(overlap * 1.3);
+  } else if (contentLength < 5_000) {
+    size = Math.max(400, Math.round(size / 2));
+    overlap = Math.max(50, Math.round(overlap / 2));
+  }
+  if (opts.chunkSize !== undefined) size = Math.min(MAX_CHUNK_CHARS, Math.max(100, Math.floor(opts.chunkSize)));
+  if (opts.overlap !== undefined) overlap = Math.max(0, Math.floor(opts.overlap));
+  overlap = Math.min(overlap, Math.floor(size / 2));
+  return { size: Math.min(size, MAX_CHUNK_CHARS), overlap, separators: base.separators };
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * Splits [start, end) of text into windows of at most `size` chars. The first separator that occurs
+ * cuts the region into pieces; runs of pieces that fit are merged (with overlap) among themselves,
+ * and an oversized piece is split again with the next separators — so a window crosses a
+ * higher-level boundary (a slide, a section, a paragraph) only by joining whole pieces. Separators
+ * that begin with a newline open the next piece (a heading stays with its section); others close
+ * the piece they end (a sentence keeps its full stop).
+ */
+function splitRecursive(text: string, start: number, end: number, separators: readonly string[], profile: { size: number; overlap: number }, out: Span[]): void {
+  const { size } = profile;
+  if (end - start <= size) {
+    if (end > start) out.push({ start, end });
+    return;
+  }
+  let si = separators.findIndex((s) => s === '' || indexIn(text, s, start, end) >= 0);
+  if (si < 0) si = separators.length; // none occurs: hard cut below
+  const sep = separators[si] ?? '';
+  if (sep === '') {
+    for (let at = start; at < end; ) {
+      let cut = Math.min(end, at + size);
+      // Never cut a surrogate pair in two.
+      if (cut < end && isLowSurrogate(text.charCodeAt(cut))) cut--;
+      out.push({ start: at, end: cut });
+      at = cut;
+    }
+    return;
+  }
+  const rest = separators.slice(si + 1);
+  const opensPiece = sep.startsWith('\n');
+  const pieces: Span[] = [];
+  let pieceStart = start;
+  let from = start;
+  for (;;) {
+    const at = indexIn(text, sep, from, end);
+    if (at < 0) break;
+    const boundary = opensPiece ? at : at + sep.length;
+    if (boundary > pieceStart && boundary < end) {
+      pieces.push({ start: pieceStart, end: boundary });
+      pieceStart = boundary;
+    }
+    from = at + sep.length;
+  }
+  pieces.push({ start: pieceStart, end });
+  let fitting: Span[] = [];
+  for (const piece of pieces) {
+    if (piece.end - piece.start <= size) {
+      fitting.push(piece);
+      continue;
+    }
+    if (fitting.length) out.push(...mergePieces(fitting, size, profile.overlap));
+    fitting = [];
+    splitRecursive(text, piece.start, piece.end, rest, profile, out);
+  }
+  if (fitting.length) out.push(...mergePieces(fitting, size, profile.overlap));
+}
+
+function indexIn(text: string, sep: string, from: number, end: number): number {
+  if (end - from < sep.length) return -1;
+  const at = text.slice(from, end).indexOf(sep);
+  return at < 0 ? -1 : from + at;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** Greedy merge of contiguous pieces into windows of at most `size`, overlapping by up to `overlap`. */
+function mergePieces(pieces: Span[], size: number, overlap: number): Span[] {
+  const out: Span[] = [];
+  let i = 0;
+  while (i < pieces.length) {
+    const first = i;
+    let end = pieces[i].end;
+    i++;
+    while (i < pieces.length && pieces[i].end - pieces[first].start <= size) {
+      end = pieces[i].end;
+      i++;
+    }
+    out.push({ start: pieces[first].start, end });
+    if (i >= pieces.length) break;
+    // Step back over trailing pieces that fit in the overlap, but always make progress.
+    let back = i;
+    while (back - 1 > first && end - pieces[back - 1].start <= overlap) back--;
+    i = back;
+  }
+  return out;
+}
+
+const PAGE_MARKER_TAIL = /\n-{3} (?:Page|Slide|Sheet) [^\n]* -{3}\s*$/;
+
+/** Shrinks a span to its non-blank text, dropping a trailing page marker (it belongs to the next chunk). */
+function trimSpan(text: string, s: Span): Span | null {
+  let { start, end } = s;
+  for (;;) {
+    while (start < end && /\s/.test(text[start])) start++;
+    while (end > start && /\s/.test(text[end - 1])) end--;
+    const m = PAGE_MARKER_TAIL.exec(text.slice(Math.max(start, end - 200), end));
+    if (!m || end - m[0].length <= start) break;
+    end -= m[0].length;
+  }
+  return end > start ? { start, end } : null;
+}
+
+interface HeadingMark {
+  offset: number;
+  level: number;
+  title: string;
+}
+
+const HEADING_RE = /^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/gm;
+
+function findHeadings(text: string): HeadingMark[] {
+  const out: HeadingMark[] = [];
+  for (const m of text.matchAll(HEADING_RE)) {
+    const title = m[2].trim();
+    if (title) out.push({ offset: m.index ?? 0, level: m[1].length, title });
+  }
+  return out;
+}
+
+/** The heading stack in force at `offset`, ignoring headings before `floor` (a new slide or sheet). */
+function headingPathAt(headings: HeadingMark[], offset: number, floor: number): string[] {
+  const stack: HeadingMark[] = [];
+  for (const h of headings) {
+    if (h.offset > offset) break;
+    if (h.offset < floor) continue;
+    while (stack.length > 0 && stack[stack.length - 1].level >= h.level) stack.pop();
+    stack.push(h);
+  }
+  return stack.map((h) => h.title);
+}
+
+function spanAt(pages: PageSpan[], offset: number): PageSpan | null {
+  let lo = 0;
+  let hi = pages.length - 1;
+  let found: PageSpan | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (pages[mid].start <= offset) {
+      found = pages[mid];
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** Chunks plain text of a given kind (no page map). */
+export function chunkText(text: string, kind: string, opts: ChunkOptions = {}): Chunk[] {
+  return chunkContent(text, kind, [], opts);
+}
+
+export function chunkDocument(doc: ProcessedDocument, opts: ChunkOptions = {}): Chunk[] {
+  return chunkContent(doc.content ?? '', doc.kind, doc.pages ?? [], opts);
+}
+
+function chunkContent(content: string, kind: string, pageMap: readonly PageSpan[], opts: ChunkOptions): Chunk[] {
+  if (!content.trim()) return [];
+  const profile = chunkingProfile(kind, content.length, opts);
+  const windows: Span[] = [];
+  splitRecursive(content, 0, content.length, profile.separators, profile, windows);
+  const spans = windows
+    .map((s) => trimSpan(content, s))
+    .filter((s): s is Span => s !== null);
+  const pages = [...pageMap].filter((p) => p.end > p.start || p.start >= 0).sort((a, b) => a.start - b.start);
+  const headings = findHeadings(content);
+  const chunks: Chunk[] = [];
+  let last: Span | null = null;
+  for (const s of spans) {
+    // Trimming can make a window fall inside the previous one; such a window adds nothing.
+    if (last && s.start >= last.start && s.end <= last.end) continue;
+    last = s;
+    const text = content.slice(s.start, s.end);
+    const first = pages.length ? spanAt(pages, s.start) : null;
+    const lastPage = pages.length ? spanAt(pages, s.end - 1) : null;
+    const unitFloor = first && (first.unit === 'slide' || first.unit === 'sheet') ? first.start : 0;
+    const path = headingPathAt(headings, s.start, unitFloor);
+    if (first?.label && (first.unit === 'slide' || first.unit === 'sheet') && path[0] !== first.label) path.unshift(first.label);
+    chunks.push({
+      text,
+      chunk_index: chunks.length,
+      total_chunks: 0,
+      importance_score: importanceScore(text),
+      content_type: contentType(text),
+      doc_type: kind,
+      page_start: first?.number ?? null,
+      page_end: lastPage?.number ?? first?.number ?? null,
+      char_start: s.start,
+      char_end: s.end,
+      heading_path: path,
+    });
+  }
+  for (const c of chunks) c.total_chunks = chunks.length;
+  return chunks;
+}

@@ -1,0 +1,451 @@
+/**
+ * The retrieval pipeline behind chunk_document and retrieve_chunks:
+ *   fetch -> (memory index | disk index | extract + chunk + BM25 + embed + persist) -> search.
+ * Per-document indexes live in the retriever cache layer (bounded, TTL) and, when a store is
+ * configured, on disk keyed by sha256(url)[:16] + content sha256[:16] + chunker version, so a
+ * restarted server answers without extracting or embedding again. Concurrent calls for the same
+ * document build once. Without an embedder everything works lexically and says why.
+ */
+import { createHash } from 'node:crypto';
+import type { CacheRegistry, RetrieverEntry } from '../cache/cache-registry.ts';
+import { toolError } from '../errors.ts';
+import type { ProcessedDocument } from '../extractors/types.ts';
+import type { ToolContext } from '../tools/define-tool.ts';
+import { SingleFlight } from '../documents/single-flight.ts';
+import type { DocumentSource } from '../documents/document-service.ts';
+import type { Chunk, Embedder, RerankOutcome, RerankStatus } from './types.ts';
+import { chunkDocument } from './chunking.ts';
+import { Analyzer, type AnalyzerOptions } from './tokenizer.ts';
+import type { Bm25Index, Bm25Params, ScoredIndex } from './bm25.ts';
+import { exactTopK } from './dense-exact.ts';
+import { mergeDense, mergeLexical, type Part } from './multi-index.ts';
+import {
+  buildLexicalIndex,
+  passageOf,
+  searchChunks,
+  type DenseSearch,
+  type LexicalSearch,
+  type RetrievalMode,
+  type SearchTrace,
+  type StageTimings,
+} from './search.ts';
+
+/** Bump when chunking changes, so indexes persisted by an older chunker are rebuilt. */
+export const CHUNKER_VERSION = 1;
+export const MAX_TOP_K = 20;
+export const DEFAULT_TOP_K = 5;
+export const MAX_DOCUMENTS = 10;
+const EMBED_BATCH = 32;
+
+// ---- Seams to the document and model layers (structural: the real classes satisfy them) ----
+
+export interface FetchedFile {
+  url?: string;
+  sha256: string;
+  source: string;
+}
+
+export interface DocumentAccess {
+  fetch(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<FetchedFile>;
+  load(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<{ key: string; contentSha256: string; source: string; doc: ProcessedDocument }>;
+}
+
+/** The model layer (ModelManager): embedders by size or id, and a reranker that never throws. */
+export interface ModelLayer {
+  embedderFor(chunkCount: number): Embedder | null;
+  embedderById(id: string): Embedder | null;
+  denseUnavailableReason(): string | null;
+  rerank(query: string, passages: string[], signal?: AbortSignal): Promise<RerankOutcome>;
+  rerankerId(): string | null;
+  rerankerUnavailableReason(): string;
+}
+
+export interface PersistedIndex {
+  readonly chunks: Chunk[];
+  readonly meta: { embedderId: string | null; dimension: number | null };
+  readonly hasDense: boolean;
+  readonly approxBytes: number;
+  searchDense(queryVector: ArrayLike<number>, k: number): Array<{ chunkIndex: number; score: number }>;
+  close(): void;
+}
+
+/** The disk store (IndexStore). */
+export interface IndexPersistence {
+  peekMeta(key: string): Promise<{ embedderId: string | null; dimension: number | null; contentSha256: string } | null>;
+  load(key: string, expect: { embedderId: string | null; dimension: number | null; contentSha256: string }): Promise<PersistedIndex | null>;
+  save(
+    key: string,
+    data: { chunks: Chunk[]; vectors?: Float32Array[]; embedderId: string | null; dimension: number | null; contentSha256: string },
+    signal?: AbortSignal,
+  ): Promise<PersistedIndex>;
+}
+
+export interface RetrievalServiceDeps {
+  documents: DocumentAccess;
+  caches: CacheRegistry;
+  models?: ModelLayer | null;
+  store?: IndexPersistence | null;
+  analyzer?: AnalyzerOptions;
+  bm25?: Partial<Bm25Params>;
+}
+
+// ---- Per-document index ----
+
+type IndexOrigin = 'memory' | 'disk' | 'built';
+
+/** One document's searchable state; the retriever cache owns it and closes it on eviction. */
+export class DocumentIndex implements RetrieverEntry {
+  constructor(
+    readonly key: string,
+    readonly source: string,
+    readonly documentType: string,
+    readonly chunks: Chunk[],
+    readonly lexical: Bm25Index,
+    /** Dense vectors: on disk (HNSW) or in memory (exact). */
+    private readonly dense: { embedderId: string; persisted?: PersistedIndex; vectors?: Float32Array[] } | null,
+    readonly denseReason: string | null,
+    private readonly persisted: PersistedIndex | null,
+  ) {}
+
+  get embedderId(): string | null {
+    return this.dense?.embedderId ?? null;
+  }
+
+  get approxBytes(): number {
+    const text = this.chunks.reduce((n, c) => n + c.text.length * 2 + 200, 0);
+    const vectors = this.dense?.vectors?.reduce((n, v) => n + v.byteLength, 0) ?? 0;
+    return text + this.lexical.approxBytes + vectors + (this.persisted?.approxBytes ?? 0);
+  }
+
+  /** Dense top-k given the query vector from this index's own embedder. */
+  denseTopK(queryVector: Float32Array, k: number): ScoredIndex[] {
+    if (!this.dense) return [];
+    if (this.dense.persisted) return this.dense.persisted.searchDense(queryVector, k).map((h) => ({ index: h.chunkIndex, score: h.score }));
+    return exactTopK(this.dense.vectors ?? [], queryVector, k);
+  }
+
+  close(): void {
+    this.persisted?.close();
+  }
+}
+
+// ---- Requests and results ----
+
+export interface RetrieveRequest {
+  sources: DocumentSource[];
+  query: string;
+  topK?: number;
+  mode?: RetrievalMode;
+  rerank?: boolean;
+  explain?: boolean;
+}
+
+export interface RetrievedChunk {
+  text: string;
+  chunk_index: number;
+  importance_score: number;
+  content_type: Chunk['content_type'];
+  score: number;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string[];
+  source: string;
+}
+
+export interface RetrieveResult {
+  results: RetrievedChunk[];
+  total_chunks_indexed: number;
+  retrieval: {
+    mode: RetrievalMode;
+    embedder: string | null;
+    reranker: RerankStatus;
+    reranker_model: string | null;
+    reason?: string;
+    reranker_reason?: string;
+    top_k: number;
+    candidates: number;
+    documents: Array<{ source: string; document_type: string; chunks: number; index: IndexOrigin; embedder: string | null }>;
+    timings: StageTimings & { load_ms: number };
+  };
+  trace?: Omit<SearchTrace, 'candidates'> & { candidates: Array<Omit<SearchTrace['candidates'][number], 'index' | 'duplicate_of'> & { chunk_index: number; source: string; duplicate_of?: { chunk_index: number; source: string } }> };
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export function indexKey(file: FetchedFile): string {
+  return `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}-${file.sha256.slice(0, 16)}-c${CHUNKER_VERSION}`;
+}
+
+const elapsed = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
+
+export class RetrievalService {
+  private readonly documents: DocumentAccess;
+  private readonly caches: CacheRegistry;
+  private readonly models: ModelLayer | null;
+  private readonly store: IndexPersistence | null;
+  private readonly analyzer: Analyzer;
+  private readonly bm25?: Partial<Bm25Params>;
+  private readonly builds = new SingleFlight<{ index: DocumentIndex; origin: IndexOrigin }>(64);
+  private counters = { built: 0, from_disk: 0, from_memory: 0, embedded_chunks: 0 };
+
+  constructor(deps: RetrievalServiceDeps) {
+    this.documents = deps.documents;
+    this.caches = deps.caches;
+    this.models = deps.models ?? null;
+    this.store = deps.store ?? null;
+    this.analyzer = new Analyzer(deps.analyzer);
+    this.bm25 = deps.bm25;
+  }
+
+  /** Builds/loads counted since start (coalesced calls and memory hits excluded from `built`). */
+  stats(): { built: number; from_disk: number; from_memory: number; embedded_chunks: number; builds_in_flight: number } {
+    return { ...this.counters, builds_in_flight: this.builds.size };
+  }
+
+  /** chunk_document: the document's adaptive chunks (not indexed). */
+  async chunk(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<{ chunks: Chunk[]; documentType: string; source: string }> {
+    const loaded = await this.documents.load(source, ctx);
+    return { chunks: chunkDocument(loaded.doc), documentType: loaded.doc.kind, source: loaded.source };
+  }
+
+  /** The searchable index of one document: memory, else disk, else built (coalesced per document). */
+  async index(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
+    const file = await this.documents.fetch(source, ctx);
+    const key = indexKey(file);
+    const cached = this.caches.retriever.get(key);
+    if (cached instanceof DocumentIndex && !this.canUpgrade(cached)) {
+      this.counters.from_memory++;
+      return { index: cached, origin: 'memory' };
+    }
+    const previous = cached instanceof DocumentIndex ? cached : null;
+    return this.builds.run(key, ctx.signal, (signal) => this.build(key, source, file, { signal, log: ctx.log }, previous));
+  }
+
+  /** A lexical-only index can gain vectors once an embedder is ready. */
+  private canUpgrade(index: DocumentIndex): boolean {
+    return index.embedderId === null && index.chunks.length > 0 && this.models?.embedderFor(index.chunks.length) != null;
+  }
+
+  private async build(
+    key: string,
+    source: DocumentSource,
+    file: FetchedFile,
+    ctx: Pick<ToolContext, 'signal' | 'log'>,
+    previous: DocumentIndex | null,
+  ): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
+    const signal = ctx.signal;
+    let stored: PersistedIndex | null = null;
+    if (this.store && !previous) {
+      try {
+        const meta = await this.store.peekMeta(key);
+        if (meta && meta.contentSha256 === file.sha256) stored = await this.store.load(key, meta);
+      } catch (err) {
+        ctx.log?.warn({ key, err: errText(err) }, 'stored index unreadable; rebuilding');
+      }
+    }
+    let chunks: Chunk[];
+    let documentType: string;
+    let sourceName = file.source;
+    if (previous) {
+      chunks = previous.chunks;
+      documentType = previous.documentType;
+    } else if (stored) {
+      chunks = stored.chunks;
+      documentType = chunks[0]?.doc_type ?? 'unknown';
+    } else {
+      const loaded = await this.documents.load(source, ctx);
+      chunks = chunkDocument(loaded.doc);
+      documentType = loaded.doc.kind;
+      sourceName = loaded.source;
+    }
+    const lexical = buildLexicalIndex(chunks, this.analyzer, this.bm25);
+
+    // Dense: the stored vectors if their embedder is here, else embed now when an embedder is.
+    let dense: ConstructorParameters<typeof DocumentIndex>[5] = null;
+    let denseReason: string | null = null;
+    let persisted: PersistedIndex | null = stored;
+    if (stored?.hasDense && stored.meta.embedderId && this.models?.embedderById(stored.meta.embedderId)) {
+      dense = { embedderId: stored.meta.embedderId, persisted: stored };
+    } else if (chunks.length > 0) {
+      const embedder = this.models?.embedderFor(chunks.length) ?? null;
+      if (!embedder) {
+        denseReason = this.models?.denseUnavailableReason() ?? 'no embedding model is configured; retrieval is lexical';
+      } else {
+        try {
+          const vectors = await this.embedChunks(embedder, chunks, signal);
+          this.counters.embedded_chunks += vectors.length;
+          if (this.store) {
+            persisted?.close();
+            persisted = await this.store.save(key, { chunks, vectors, embedderId: embedder.id, dimension: embedder.dimension, contentSha256: file.sha256 }, signal);
+            dense = { embedderId: embedder.id, persisted };
+          } else {
+            dense = { embedderId: embedder.id, vectors };
+          }
+        } catch (err) {
+          if (signal.aborted) throw err;
+          denseReason = `embedding with ${embedder.id} failed (${errText(err)}); retrieval is lexical`;
+          ctx.log?.warn({ key, err: errText(err) }, 'embedding failed; serving lexical');
+        }
+      }
+    }
+    if (!persisted && this.store && !previous) {
+      // Keep the chunks on disk so a restart skips extraction even without vectors.
+      try {
+        persisted = await this.store.save(key, { chunks, embedderId: null, dimension: null, contentSha256: file.sha256 }, signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        ctx.log?.warn({ key, err: errText(err) }, 'could not persist the index');
+      }
+    }
+    const index = new DocumentIndex(key, sourceName, documentType, chunks, lexical, dense, denseReason, persisted);
+    const origin: IndexOrigin = stored && (dense?.persisted === stored || !dense) && !previous ? 'disk' : 'built';
+    if (origin === 'disk') this.counters.from_disk++;
+    else this.counters.built++;
+    this.caches.retriever.set(key, index);
+    return { index, origin };
+  }
+
+  /** Embeds chunk passages in batches, yielding between batches so the event loop stays free. */
+  private async embedChunks(embedder: Embedder, chunks: Chunk[], signal: AbortSignal): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < chunks.length; i += EMBED_BATCH) {
+      signal.throwIfAborted();
+      const batch = chunks.slice(i, i + EMBED_BATCH).map(passageOf);
+      const vecs = await embedder.embed(batch, 'passage', signal);
+      if (vecs.length !== batch.length) throw new Error(`embedder returned ${vecs.length} vectors for ${batch.length} texts`);
+      for (const v of vecs) {
+        if (v.length !== embedder.dimension) throw new Error(`embedder returned ${v.length} dimensions, expected ${embedder.dimension}`);
+        out.push(v);
+      }
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    return out;
+  }
+
+  async retrieve(req: RetrieveRequest, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<RetrieveResult> {
+    const t0 = performance.now();
+    if (req.sources.length === 0) throw toolError('VALIDATION_ERROR', 'Give document_url, document_urls or upload a file');
+    if (req.sources.length > MAX_DOCUMENTS) throw toolError('VALIDATION_ERROR', `At most ${MAX_DOCUMENTS} documents per call`);
+    const query = req.query.trim();
+    if (!query) throw toolError('VALIDATION_ERROR', 'query must contain text');
+    const topK = Math.min(MAX_TOP_K, Math.max(1, Math.floor(req.topK ?? DEFAULT_TOP_K)));
+
+    const loaded = await Promise.all(req.sources.map((s) => this.index(s, ctx)));
+    // The same document named twice is searched once.
+    const seen = new Set<string>();
+    const docs = loaded.filter((d) => !seen.has(d.index.key) && seen.add(d.index.key));
+    const loadMs = elapsed(t0);
+    const total = docs.reduce((n, d) => n + d.index.chunks.length, 0);
+
+    const denseReady = docs.every((d) => d.index.embedderId !== null || d.index.chunks.length === 0) && docs.some((d) => d.index.embedderId !== null);
+    const denseWhyNot = docs.find((d) => d.index.denseReason)?.index.denseReason ?? this.models?.denseUnavailableReason() ?? 'no embedding model is configured';
+    if ((req.mode === 'dense' || req.mode === 'hybrid') && !denseReady && total > 0) {
+      throw toolError('MODEL_UNAVAILABLE', `mode "${req.mode}" needs an embedding model: ${denseWhyNot}`);
+    }
+    const mode: RetrievalMode = req.mode ?? (denseReady ? 'hybrid' : 'lexical');
+
+    // Concatenate the documents' chunks; parts map positions back to their document.
+    const all: Array<{ chunk: Chunk; source: string }> = [];
+    const lexParts: Part<LexicalSearch>[] = [];
+    const denseParts: Part<DenseSearch>[] = [];
+    const queryVectors = new Map<string, Promise<Float32Array>>();
+    for (const { index } of docs) {
+      const offset = all.length;
+      for (const chunk of index.chunks) all.push({ chunk, source: index.source });
+      lexParts.push({ offset, size: index.chunks.length, search: index.lexical });
+      if (index.embedderId && mode !== 'lexical') {
+        const embedder = this.models?.embedderById(index.embedderId);
+        if (!embedder) throw toolError('MODEL_UNAVAILABLE', `the embedder that indexed ${index.source} (${index.embedderId}) is no longer available`);
+        denseParts.push({
+          offset,
+          size: index.chunks.length,
+          search: {
+            embedderId: embedder.id,
+            async search(q: string, k: number, signal?: AbortSignal) {
+              let vec = queryVectors.get(embedder.id);
+              if (!vec) {
+                vec = embedder.embed([q], 'query', signal).then((v) => v[0]);
+                queryVectors.set(embedder.id, vec);
+              }
+              return index.denseTopK(await vec, k);
+            },
+          },
+        });
+      }
+    }
+
+    let rerank: ((q: string, p: string[], s?: AbortSignal) => Promise<RerankOutcome>) | null = null;
+    let rerankAbsent: { status: 'skipped' | 'unavailable'; reason: string } | undefined;
+    if (req.rerank === false) rerankAbsent = { status: 'skipped', reason: 'rerank: false was requested' };
+    else if (this.models?.rerankerId()) rerank = (q, p, s) => this.models!.rerank(q, p, s);
+    else rerankAbsent = { status: 'unavailable', reason: this.models?.rerankerUnavailableReason() || 'no reranker model is configured' };
+
+    const res = await searchChunks({
+      query,
+      chunks: all.map((a) => a.chunk),
+      lexical: mergeLexical(lexParts),
+      dense: denseParts.length ? mergeDense(denseParts) : null,
+      mode,
+      topK,
+      rerank,
+      ...(rerankAbsent ? { rerankAbsent } : {}),
+      explain: req.explain === true,
+      signal: ctx.signal,
+    });
+
+    const results: RetrievedChunk[] = res.hits.map((h) => {
+      const { chunk, source } = all[h.index];
+      return {
+        text: chunk.text,
+        chunk_index: chunk.chunk_index,
+        importance_score: chunk.importance_score,
+        content_type: chunk.content_type,
+        score: h.score,
+        page_start: chunk.page_start,
+        page_end: chunk.page_end,
+        heading_path: chunk.heading_path,
+        source,
+      };
+    });
+    const embedders = [...new Set(docs.map((d) => d.index.embedderId).filter((e): e is string => e !== null))];
+    const out: RetrieveResult = {
+      results,
+      total_chunks_indexed: total,
+      retrieval: {
+        mode,
+        embedder: mode === 'lexical' ? null : embedders.join(',') || null,
+        reranker: res.reranker.status,
+        reranker_model: res.reranker.status === 'used' ? this.models?.rerankerId() ?? null : null,
+        ...(mode === 'lexical' && !req.mode ? { reason: `lexical: ${denseWhyNot}` } : {}),
+        ...(res.reranker.reason ? { reranker_reason: res.reranker.reason } : {}),
+        top_k: topK,
+        candidates: Math.max(20, 3 * topK),
+        documents: docs.map((d) => ({
+          source: d.index.source,
+          document_type: d.index.documentType,
+          chunks: d.index.chunks.length,
+          index: d.origin,
+          embedder: d.index.embedderId,
+        })),
+        timings: { ...res.timings, load_ms: loadMs, total_ms: elapsed(t0) },
+      },
+    };
+    if (res.trace) {
+      const ref = (i: number) => ({ chunk_index: all[i].chunk.chunk_index, source: all[i].source });
+      out.trace = {
+        ...res.trace,
+        candidates: res.trace.candidates.map(({ index, duplicate_of, ...c }) => ({
+          ...ref(index),
+          ...c,
+          ...(duplicate_of !== undefined ? { duplicate_of: ref(duplicate_of) } : {}),
+        })),
+      };
+    }
+    return out;
+  }
+}
+
+function errText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+}
+
