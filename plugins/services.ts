@@ -28,7 +28,7 @@ export interface ServicesPluginOptions {
 const servicesPlugin: FastifyPluginAsync<ServicesPluginOptions> = async (app, opts) => {
   await mkdir(opts.config.dataDir, { recursive: true });
   const owned = !opts.services;
-  const services = opts.services ?? createServices(opts.config);
+  const services = opts.services ?? createServices(opts.config, { log: app.log as never });
   app.decorate('config', opts.config);
   app.decorate('services', services);
   app.decorate('tools', opts.tools);

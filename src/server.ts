@@ -154,7 +154,7 @@ async function runHttp(config: Readonly<Config>): Promise<void> {
 async function runStdioServer(config: Readonly<Config>): Promise<void> {
   const { logger, close: closeLog } = await createLogger(config);
   await mkdir(config.dataDir, { recursive: true });
-  const services = createServices(config);
+  const services = createServices(config, { log: logger });
   const session = await startStdio({ tools, services, log: logger });
   const finish = async () => {
     await session.close();

@@ -1,0 +1,454 @@
+/**
+ * Per-document search indexes persisted on disk, one folder per key:
+ *
+ *   <dir>/<key>/index.hnsw   hnswlib cosine index (absent for lexical-only indexes)
+ *   <dir>/<key>/chunks.json  the chunks, so a restart skips extraction and chunking
+ *   <dir>/<key>/meta.json    format, embedder id, dimension, HNSW params, content sha256,
+ *                            chunk count, created time, size + sha256 of the other two files
+ *
+ * Writes are atomic: everything goes into a temp folder, is fsynced, and the folder is renamed into
+ * place, so a reader never sees half an index. Loads verify everything and turn a missing, corrupt
+ * or stale folder into `null` (deleting it when it can never be used), never a crash.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Chunk } from '../types.ts';
+import { DEFAULT_HNSW, buildHnsw, readHnsw, searchHnsw, type Hnsw, type HnswParams } from './hnsw.ts';
+
+export const INDEX_FORMAT_VERSION = 1;
+const INDEX_FILE = 'index.hnsw';
+const CHUNKS_FILE = 'chunks.json';
+const META_FILE = 'meta.json';
+const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+export interface FileDigest {
+  bytes: number;
+  sha256: string;
+}
+
+export interface IndexMeta {
+  format: number;
+  key: string;
+  embedderId: string | null;
+  dimension: number | null;
+  contentSha256: string;
+  chunkCount: number;
+  hnsw: (HnswParams & { space: 'cosine' }) | null;
+  createdAt: string;
+  files: Record<string, FileDigest>;
+}
+
+export interface IndexExpectation {
+  embedderId: string | null;
+  dimension: number | null;
+  contentSha256: string;
+}
+
+export interface SaveData {
+  chunks: Chunk[];
+  /** One L2-normalised vector per chunk, in order; omit for a lexical-only index. */
+  vectors?: Float32Array[];
+  embedderId: string | null;
+  dimension: number | null;
+  contentSha256: string;
+  hnsw?: Partial<HnswParams>;
+}
+
+export interface IndexStoreOptions {
+  /** DATA_DIR/indexes */
+  dir: string;
+  /** Oldest indexes beyond this count are removed after a save. Default 1000. */
+  maxEntries?: number;
+}
+
+export interface IndexStoreStats {
+  dir: string;
+  entries: number;
+  bytes: number;
+  maxEntries: number;
+}
+
+/** A loaded (or freshly built) index; closing drops the native HNSW structure. */
+export class StoredIndex {
+  readonly key: string;
+  readonly chunks: Chunk[];
+  readonly meta: IndexMeta;
+  private hnsw: Hnsw | null;
+  private closed = false;
+
+  constructor(key: string, chunks: Chunk[], meta: IndexMeta, hnsw: Hnsw | null) {
+    this.key = key;
+    this.chunks = chunks;
+    this.meta = meta;
+    this.hnsw = hnsw;
+  }
+
+  /** Whether the index holds vectors (built by meta.embedderId). */
+  get hasDense(): boolean {
+    return this.meta.embedderId !== null;
+  }
+
+  /** Rough memory held: vectors + graph links + chunk text. */
+  get approxBytes(): number {
+    const dim = this.meta.dimension ?? 0;
+    const m = this.meta.hnsw?.M ?? 0;
+    const text = this.chunks.reduce((n, c) => n + c.text.length * 2 + 200, 0);
+    return this.hasDense ? this.meta.chunkCount * (dim * 4 + m * 2 * 4 + 64) + text : text;
+  }
+
+  /**
+   * The k chunks nearest to an L2-normalised query vector, best first; score is cosine similarity.
+   * chunkIndex is the position in `chunks`. Throws when the index has no vectors or the query's
+   * dimension is wrong: a query must come from the index's own embedder.
+   */
+  searchDense(queryVector: ArrayLike<number>, k: number): Array<{ chunkIndex: number; score: number }> {
+    if (this.closed) throw new Error(`index ${this.key} is closed`);
+    if (!this.hasDense) throw new Error(`index ${this.key} is lexical-only (no embedder was available when it was built)`);
+    if (queryVector.length !== this.meta.dimension) {
+      throw new Error(`query vector has dimension ${queryVector.length}, index ${this.key} has ${this.meta.dimension}`);
+    }
+    if (!this.hnsw) return [];
+    return searchHnsw(this.hnsw, queryVector, k, this.meta.hnsw?.ef ?? DEFAULT_HNSW.ef);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.hnsw = null;
+  }
+}
+
+export class IndexStore {
+  readonly dir: string;
+  readonly maxEntries: number;
+  /** Per-key serialisation of load/save/delete inside this process. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private swept = false;
+  /** Temp folders of saves in progress here, which clear() must not pull from under them. */
+  private readonly inFlight = new Set<string>();
+
+  constructor(opts: IndexStoreOptions) {
+    this.dir = path.resolve(opts.dir);
+    this.maxEntries = Math.max(1, Math.floor(opts.maxEntries ?? 1000));
+  }
+
+  /** The meta of a stored index without loading it (null when absent or unreadable). */
+  async peekMeta(key: string): Promise<IndexMeta | null> {
+    checkKey(key);
+    return readMeta(path.join(this.dir, key));
+  }
+
+  /**
+   * The stored index for `key` if it matches `expect`; else null. Corrupt or unusable folders are
+   * deleted; one built by another embedder is left for the caller's rebuild to replace.
+   */
+  async load(key: string, expect: IndexExpectation): Promise<StoredIndex | null> {
+    checkKey(key);
+    return this.withLock(key, async () => {
+      const dir = path.join(this.dir, key);
+      if (!(await isDir(dir))) return null;
+      const verdict = await verify(dir, key, expect);
+      if (verdict.ok) return verdict.index;
+      if (verdict.remove) await removeDir(dir, this.dir);
+      return null;
+    });
+  }
+
+  async save(key: string, data: SaveData, signal?: AbortSignal): Promise<StoredIndex> {
+    checkKey(key);
+    const params: HnswParams = { ...DEFAULT_HNSW, ...definedOnly(data.hnsw ?? {}) };
+    validateSave(data, params);
+    return this.withLock(key, async () => {
+      await this.sweepOnce();
+      await fs.mkdir(this.dir, { recursive: true });
+      const tmp = path.join(this.dir, `.tmp-${key}-${randomBytes(6).toString('hex')}`);
+      await fs.mkdir(tmp);
+      this.inFlight.add(tmp);
+      try {
+        const files: Record<string, FileDigest> = {};
+        let hnsw: Hnsw | null = null;
+        const dense = data.embedderId !== null && data.vectors !== undefined && data.vectors.length > 0;
+        if (dense) {
+          hnsw = await buildHnsw(data.vectors!, data.dimension!, params, signal);
+          const file = path.join(tmp, INDEX_FILE);
+          await hnsw.writeIndex(file);
+          files[INDEX_FILE] = await digestAndSync(file);
+        }
+        files[CHUNKS_FILE] = await writeSynced(path.join(tmp, CHUNKS_FILE), JSON.stringify(data.chunks));
+        const meta: IndexMeta = {
+          format: INDEX_FORMAT_VERSION,
+          key,
+          embedderId: data.embedderId,
+          dimension: data.embedderId === null ? null : data.dimension,
+          contentSha256: data.contentSha256,
+          chunkCount: data.chunks.length,
+          hnsw: data.embedderId === null ? null : { ...params, space: 'cosine' },
+          createdAt: new Date().toISOString(),
+          files,
+        };
+        await writeSynced(path.join(tmp, META_FILE), JSON.stringify(meta, null, 1));
+        await syncDir(tmp);
+        signal?.throwIfAborted();
+        await swapInto(tmp, path.join(this.dir, key), this.dir);
+        return new StoredIndex(key, data.chunks, meta, hnsw);
+      } catch (err) {
+        await fs.rm(tmp, { recursive: true, force: true });
+        throw err;
+      } finally {
+        this.inFlight.delete(tmp);
+      }
+    }).then(async (index) => {
+      await this.evictOverflow().catch(() => undefined);
+      return index;
+    });
+  }
+
+  async delete(key: string): Promise<boolean> {
+    checkKey(key);
+    return this.withLock(key, async () => {
+      const dir = path.join(this.dir, key);
+      if (!(await isDir(dir))) return false;
+      await removeDir(dir, this.dir);
+      return true;
+    });
+  }
+
+  /** Removes every stored index (and leftovers of interrupted writes); returns how many indexes. */
+  async clear(): Promise<number> {
+    let removed = 0;
+    for (const name of await listDir(this.dir)) {
+      const full = path.join(this.dir, name);
+      if (!(await isDir(full))) continue;
+      if (KEY_RE.test(name)) {
+        await this.withLock(name, () => removeDir(full, this.dir));
+        removed++;
+      } else if (/^\.(tmp|old|trash)-/.test(name) && !this.inFlight.has(full)) {
+        await fs.rm(full, { recursive: true, force: true });
+      }
+    }
+    return removed;
+  }
+
+  async stats(): Promise<IndexStoreStats> {
+    let entries = 0;
+    let bytes = 0;
+    for (const name of await listDir(this.dir)) {
+      if (!KEY_RE.test(name)) continue;
+      const full = path.join(this.dir, name);
+      if (!(await isDir(full))) continue;
+      entries++;
+      for (const f of await listDir(full)) bytes += (await fs.stat(path.join(full, f)).catch(() => null))?.size ?? 0;
+    }
+    return { dir: this.dir, entries, bytes, maxEntries: this.maxEntries };
+  }
+
+  private withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(key) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(key, tail);
+    void tail.then(() => {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    });
+    return run;
+  }
+
+  /** Leftovers of writes interrupted by a crash, removed once per store. */
+  private async sweepOnce(): Promise<void> {
+    if (this.swept) return;
+    this.swept = true;
+    const cutoff = Date.now() - 10 * 60_000;
+    for (const name of await listDir(this.dir)) {
+      if (!/^\.(tmp|old|trash)-/.test(name)) continue;
+      const full = path.join(this.dir, name);
+      const st = await fs.stat(full).catch(() => null);
+      if (st && st.mtimeMs < cutoff) await fs.rm(full, { recursive: true, force: true });
+    }
+  }
+
+  private async evictOverflow(): Promise<void> {
+    const entries: Array<{ name: string; mtime: number }> = [];
+    for (const name of await listDir(this.dir)) {
+      if (!KEY_RE.test(name)) continue;
+      const st = await fs.stat(path.join(this.dir, name, META_FILE)).catch(() => null);
+      entries.push({ name, mtime: st?.mtimeMs ?? 0 });
+    }
+    if (entries.length <= this.maxEntries) return;
+    entries.sort((a, b) => a.mtime - b.mtime);
+    for (const e of entries.slice(0, entries.length - this.maxEntries)) {
+      await this.withLock(e.name, () => removeDir(path.join(this.dir, e.name), this.dir));
+    }
+  }
+}
+
+type Verdict = { ok: true; index: StoredIndex } | { ok: false; remove: boolean; why: string };
+
+async function verify(dir: string, key: string, expect: IndexExpectation): Promise<Verdict> {
+  const bad = (why: string): Verdict => ({ ok: false, remove: true, why });
+  const meta = await readMeta(dir);
+  if (!meta) return bad('meta.json missing or invalid');
+  if (meta.key !== key) return bad('meta.json names another key');
+  if (meta.contentSha256 !== expect.contentSha256) return bad('content hash differs');
+  if (meta.embedderId !== expect.embedderId) return { ok: false, remove: false, why: 'built by another embedder' };
+  if (expect.dimension !== null && meta.embedderId !== null && meta.dimension !== expect.dimension) {
+    return bad('same embedder id, different dimension (the model files changed)');
+  }
+  for (const [name, digest] of Object.entries(meta.files)) {
+    const actual = await digestFile(path.join(dir, name)).catch(() => null);
+    if (!actual || actual.bytes !== digest.bytes || actual.sha256 !== digest.sha256) return bad(`${name} missing or corrupt`);
+  }
+  let chunks: Chunk[];
+  try {
+    chunks = JSON.parse(await fs.readFile(path.join(dir, CHUNKS_FILE), 'utf8')) as Chunk[];
+  } catch {
+    return bad('chunks.json unreadable');
+  }
+  if (!Array.isArray(chunks) || chunks.length !== meta.chunkCount || !chunks.every((c) => c && typeof c.text === 'string')) {
+    return bad('chunks.json does not match meta');
+  }
+  let hnsw: Hnsw | null = null;
+  if (meta.embedderId !== null && meta.chunkCount > 0) {
+    if (!meta.files[INDEX_FILE] || !meta.hnsw || !meta.dimension) return bad('dense index without its index file');
+    try {
+      hnsw = await readHnsw(path.join(dir, INDEX_FILE), meta.dimension, meta.hnsw.ef);
+    } catch {
+      return bad('index file unreadable');
+    }
+    if (hnsw.getCurrentCount() !== meta.chunkCount) return bad('index holds another number of vectors');
+  }
+  return { ok: true, index: new StoredIndex(key, chunks, meta, hnsw) };
+}
+
+async function readMeta(dir: string): Promise<IndexMeta | null> {
+  try {
+    const m = JSON.parse(await fs.readFile(path.join(dir, META_FILE), 'utf8')) as IndexMeta;
+    const okNum = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+    if (
+      !m ||
+      m.format !== INDEX_FORMAT_VERSION ||
+      typeof m.key !== 'string' ||
+      typeof m.contentSha256 !== 'string' ||
+      !okNum(m.chunkCount) ||
+      !(m.embedderId === null || typeof m.embedderId === 'string') ||
+      !(m.dimension === null || okNum(m.dimension)) ||
+      !m.files ||
+      typeof m.files !== 'object' ||
+      !m.files[CHUNKS_FILE]
+    ) {
+      return null;
+    }
+    return m;
+  } catch {
+    return null;
+  }
+}
+
+function validateSave(data: SaveData, params: HnswParams): void {
+  if (!/^[0-9a-f]{64}$/.test(data.contentSha256)) throw new Error('contentSha256 must be a hex sha256');
+  if (!Array.isArray(data.chunks)) throw new Error('chunks must be an array');
+  for (const [name, v, min] of [['M', params.M, 2], ['efConstruction', params.efConstruction, 1], ['ef', params.ef, 1]] as const) {
+    if (!Number.isInteger(v) || v < min || v > 10_000) throw new Error(`invalid HNSW ${name}: ${v}`);
+  }
+  if (data.embedderId === null) {
+    if (data.vectors?.length) throw new Error('vectors given for a lexical-only index (embedderId null)');
+    return;
+  }
+  const dim = data.dimension;
+  if (!dim || !Number.isInteger(dim) || dim < 1) throw new Error('a dense index needs a positive dimension');
+  const vectors = data.vectors ?? [];
+  if (vectors.length !== data.chunks.length) throw new Error(`${vectors.length} vectors for ${data.chunks.length} chunks`);
+  vectors.forEach((v, i) => {
+    if (v.length !== dim) throw new Error(`vector ${i} has dimension ${v.length}, expected ${dim}`);
+    for (let k = 0; k < v.length; k++) if (!Number.isFinite(v[k])) throw new Error(`vector ${i} has a non-finite value`);
+  });
+}
+
+function checkKey(key: string): void {
+  if (!KEY_RE.test(key)) throw new Error(`invalid index key: ${JSON.stringify(key)}`);
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+async function writeSynced(file: string, text: string): Promise<FileDigest> {
+  const buf = Buffer.from(text, 'utf8');
+  const fh = await fs.open(file, 'wx');
+  try {
+    await fh.writeFile(buf);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return { bytes: buf.byteLength, sha256: createHash('sha256').update(buf).digest('hex') };
+}
+
+async function digestAndSync(file: string): Promise<FileDigest> {
+  const fh = await fs.open(file, 'r+');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return digestFile(file);
+}
+
+async function digestFile(file: string): Promise<FileDigest> {
+  const buf = await fs.readFile(file);
+  return { bytes: buf.byteLength, sha256: createHash('sha256').update(buf).digest('hex') };
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await fs.open(dir, 'r');
+  try {
+    await fh.sync();
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename below is still atomic.
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Renames `tmp` to `dest`, moving an existing `dest` aside first (a folder cannot be renamed over a non-empty one). */
+async function swapInto(tmp: string, dest: string, parent: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const old = path.join(parent, `.old-${path.basename(dest)}-${randomBytes(6).toString('hex')}`);
+    const moved = await fs.rename(dest, old).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return false;
+        throw err;
+      },
+    );
+    try {
+      await fs.rename(tmp, dest);
+    } catch (err) {
+      // Put the previous index back rather than lose it.
+      if (moved) await fs.rename(old, dest).catch(() => fs.rm(old, { recursive: true, force: true }));
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'ENOTEMPTY' || code === 'EEXIST') && attempt < 5) continue;
+      throw err;
+    }
+    if (moved) await fs.rm(old, { recursive: true, force: true });
+    await syncDir(parent);
+    return;
+  }
+}
+
+async function removeDir(dir: string, parent: string): Promise<void> {
+  // Rename first so a half-deleted folder is never mistaken for an index.
+  const trash = path.join(parent, `.trash-${path.basename(dir)}-${randomBytes(6).toString('hex')}`);
+  const target = await fs.rename(dir, trash).then(
+    () => trash,
+    () => dir,
+  );
+  await fs.rm(target, { recursive: true, force: true });
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  return fs.readdir(dir).catch(() => []);
+}
+
+async function isDir(p: string): Promise<boolean> {
+  return (await fs.stat(p).catch(() => null))?.isDirectory() ?? false;
+}

@@ -1,0 +1,128 @@
+/**
+ * Image OCR: every supported container (PNG, JPEG, WebP, GIF, BMP, TIFF) reads the same exact
+ * text; corpus photos and scans yield their known phrases; images without text yield nothing;
+ * unknown, damaged and oversized images are coded errors.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { extractImage } from '../../src/extractors/image.ts';
+import { readImageInfo } from '../../src/extractors/image-info.ts';
+import { OcrPool } from '../../src/extractors/ocr-pool.ts';
+import { makeTextImage, makeTextImageAs, type FixtureImageFormat } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { wordRecall } from './word-recall.ts';
+
+const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
+const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'image-test-'));
+const ocr = new OcrPool({ size: 2, cacheDir });
+t.teardown(async () => {
+  await ocr.close();
+  fs.rmSync(cacheDir, { recursive: true, force: true });
+});
+
+const run = (bytes: Buffer, signal: AbortSignal = AbortSignal.timeout(120_000)) => extractImage({ bytes, signal }, { ocr });
+const corpus = (rel: string) => fs.readFileSync(path.join(CORPUS, rel));
+const oneLine = (s: string) => s.replace(/\s+/g, ' ');
+
+t.test('each container format reads the exact text with word confidences', async (t) => {
+  for (const format of ['png', 'jpeg', 'webp', 'gif', 'bmp', 'tiff'] satisfies FixtureImageFormat[]) {
+    const doc = await run(await makeTextImageAs(format));
+    t.equal(doc.kind, 'image');
+    t.equal(doc.content, 'FORMAT CHECK 2024', `${format} content`);
+    t.match(doc.metadata, { format, width: 800, height: 152 });
+    t.same(doc.ocr!.words.map((w) => w.text), ['FORMAT', 'CHECK', '2024']);
+    t.ok(doc.ocr!.confidence > 80 && doc.ocr!.confidence <= 100, `${format} confidence ${doc.ocr!.confidence}`);
+    t.equal(doc.ocr!.text, doc.content);
+  }
+  t.ok(ocr.stats().started <= 2, 'six images, at most two workers');
+});
+
+t.test('a sideways image is turned upright', async (t) => {
+  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
+  const img = await loadImage(await makeTextImage(['SIDEWAYS TEXT READS FINE', 'second line of the note'], { width: 1000, fontSize: 40 }));
+  const c = createCanvas(img.height, img.width);
+  const ctx = c.getContext('2d');
+  ctx.translate(img.height, 0);
+  ctx.rotate(Math.PI / 2);
+  ctx.drawImage(img, 0, 0);
+  const doc = await run(await c.encode('png'));
+  t.match(doc.content, /SIDEWAYS TEXT READS FINE/);
+  t.equal(doc.metadata.ocr_rotation, 270);
+});
+
+t.test('corpus images: known phrases', async (t) => {
+  const paper = await run(corpus('jpg/test.jpg'));
+  t.match(paper.metadata, { format: 'jpeg', width: 1615, height: 1967 });
+  t.match(oneLine(paper.content), 'AutoGen: Enabling Next-Gen LLM');
+  t.match(oneLine(paper.content), 'Applications via Multi-Agent Conversation');
+
+  const bill = await run(corpus('jpg/qr_bill_example.jpg'));
+  t.match(bill.content, /Pia Rutschmann/);
+  t.match(bill.content, /Robert Schneider AG/);
+
+  const ko = await run(corpus('png/english-and-korean.png'));
+  t.match(ko.content, /RULES AND INSTRUCTIONS/);
+  t.match(oneLine(ko.content), 'Use all your accounts');
+
+  const table = await run(corpus('png/2305.03393v1-table_crop.png'));
+  t.match(table.content, /0\.969/);
+  t.match(table.content, /enc-layers/);
+
+  const layout = await run(corpus('jpg/layout-parser-paper-with-table.jpg'));
+  const r = wordRecall(fs.readFileSync(path.join(CORPUS, 'jpg/layout-parser-paper-with-table.jpg.expected.md'), 'utf8'), layout.content);
+  // The ground truth is itself noisy OCR of a low-resolution page image.
+  t.ok(r.recall >= 0.8, `recall ${r.recall.toFixed(3)}`);
+});
+
+t.test('an image without text yields empty content, not noise', async (t) => {
+  const doc = await run(corpus('jpg/example.jpg'));
+  t.equal(doc.content, '');
+  t.same(doc.ocr!.words, []);
+  t.match(doc.metadata, { format: 'jpeg', width: 480, height: 360, word_count: 0 });
+});
+
+t.test('unknown, damaged and oversized images are coded errors', async (t) => {
+  await t.rejects(run(Buffer.from('hello, I am text')), { code: 'UNSUPPORTED_FORMAT' });
+  await t.rejects(run(Buffer.from('%PDF-1.7 not an image')), { code: 'UNSUPPORTED_FORMAT' });
+  const png = await makeTextImage(['TRUNCATED']);
+  await t.rejects(run(png.subarray(0, 60)), { code: 'PROCESSING_ERROR' });
+  const huge = Buffer.from(png);
+  huge.writeUInt32BE(100_000, 16);
+  huge.writeUInt32BE(100_000, 20);
+  await t.rejects(run(huge), { code: 'PAYLOAD_TOO_LARGE' });
+  const badTiff = Buffer.concat([Buffer.from('II*\0', 'latin1'), Buffer.alloc(64)]);
+  await t.rejects(run(badTiff), { code: 'PROCESSING_ERROR' });
+  const ac = new AbortController();
+  ac.abort();
+  await t.rejects(run(png, ac.signal), { code: 'TIMEOUT' });
+});
+
+t.test('truncated and corrupted files of every format never crash: content or a coded error', async (t) => {
+  const codes = new Set(['PROCESSING_ERROR', 'UNSUPPORTED_FORMAT']);
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const format of ['png', 'jpeg', 'webp', 'gif', 'bmp'] satisfies FixtureImageFormat[]) {
+    const full = await makeTextImageAs(format);
+    const variants = [8, 30, 60, 400].map((n) => full.subarray(0, n));
+    for (let i = 0; i < 3; i++) {
+      const b = Buffer.from(full);
+      for (let j = 0; j < 3; j++) b[8 + Math.floor(rnd() * 300)] = Math.floor(rnd() * 256);
+      variants.push(b);
+    }
+    for (const [i, bytes] of variants.entries()) {
+      const outcome = await run(bytes).then(
+        (doc) => (typeof doc.content === 'string' ? 'ok' : 'bad'),
+        (err) => (codes.has(err?.code) ? 'coded' : `uncoded ${err}`),
+      );
+      t.ok(outcome === 'ok' || outcome === 'coded', `${format} variant ${i}: ${outcome}`);
+    }
+  }
+});
+
+t.test('header parsing gives format and size without decoding', async (t) => {
+  for (const format of ['png', 'jpeg', 'webp', 'gif', 'bmp', 'tiff'] satisfies FixtureImageFormat[]) {
+    t.match(readImageInfo(await makeTextImageAs(format)), { format, width: 800, height: 152 }, format);
+  }
+  t.equal(readImageInfo(Buffer.from('nope')), null);
+});
