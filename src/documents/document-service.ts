@@ -19,11 +19,6 @@ import type { ResolveAll } from './guarded-lookup.ts';
 import { SingleFlight } from './single-flight.ts';
 import { parseDocumentUrl } from './url-policy.ts';
 
-declare module '../services.ts' {
-  interface Services {
-    documents: DocumentService;
-  }
-}
 
 export type DocumentSource = { url: string } | { upload: UploadedFile };
 
