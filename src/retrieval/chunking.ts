@@ -8,10 +8,17 @@
  *
  * Every chunk is an exact slice of the content ([char_start, char_end)), so page ranges come from
  * the extractor's page map and heading paths from the Markdown headings before it.
+ *
+ * Spreadsheets (xlsx, xls, csv) are the exception: their content previews 20 rows per table, so
+ * their chunks are built from tables[] (every row; see table-chunks.ts). Such chunks are not
+ * slices of the content; their offsets are into the document's "index text", the chunk texts
+ * joined in order by "\n\n" (chunk 0 starts at 0, each next one 2 chars after the previous end),
+ * so that indexText.slice(char_start, char_end) === text and offsets still order the chunks.
  */
 import type { PageSpan, ProcessedDocument } from '../extractors/types.ts';
 import type { Chunk } from './types.ts';
 import { contentType, importanceScore } from './chunk-importance.ts';
+import { planSpreadsheet, renderSpreadsheet, type SpreadsheetPlan } from './table-chunks.ts';
 
 /** No chunk is ever longer than this (the product's contract). */
 export const MAX_CHUNK_CHARS = 5000;
@@ -217,7 +224,61 @@ export function chunkText(text: string, kind: string, opts: ChunkOptions = {}): 
 }
 
 export function chunkDocument(doc: ProcessedDocument, opts: ChunkOptions = {}): Chunk[] {
+  const sheets = planSpreadsheet(doc);
+  if (sheets) return chunkSpreadsheet(doc.kind, sheets, opts);
   return chunkContent(doc.content ?? '', doc.kind, doc.pages ?? [], opts);
+}
+
+/** Separator between chunk texts in a spreadsheet's index text (what its offsets point into). */
+export const INDEX_TEXT_SEPARATOR = '\n\n';
+
+/** The text a spreadsheet's chunk offsets point into (for other documents: their content). */
+export function indexTextOf(chunks: ReadonlyArray<Pick<Chunk, 'text'>>): string {
+  return chunks.map((c) => c.text).join(INDEX_TEXT_SEPARATOR);
+}
+
+/**
+ * Row groups of every table (no overlap: see table-chunks.ts) and the sheets' other text, split
+ * like any text. The size adapts to the length of the full rendering, not of the 20-row preview.
+ */
+function chunkSpreadsheet(kind: string, plan: SpreadsheetPlan, opts: ChunkOptions): Chunk[] {
+  const profile = chunkingProfile(kind, plan.length, opts);
+  const chunks: Chunk[] = [];
+  let offset = 0;
+  const push = (text: string, type: Chunk['content_type'], sheet: string | null, sheetNumber: number | null) => {
+    chunks.push({
+      text,
+      chunk_index: chunks.length,
+      total_chunks: 0,
+      importance_score: importanceScore(text),
+      content_type: type,
+      doc_type: kind,
+      page_start: sheetNumber,
+      page_end: sheetNumber,
+      char_start: offset,
+      char_end: offset + text.length,
+      heading_path: sheet !== null ? [sheet] : [],
+    });
+    offset += text.length + INDEX_TEXT_SEPARATOR.length;
+  };
+  for (const piece of renderSpreadsheet(plan, { size: profile.size, maxChars: MAX_CHUNK_CHARS })) {
+    if (piece.kind === 'table') {
+      push(piece.text, 'table', piece.sheet, piece.sheetNumber);
+      continue;
+    }
+    const windows: Span[] = [];
+    splitRecursive(piece.text, 0, piece.text.length, profile.separators, profile, windows);
+    let last: Span | null = null;
+    for (const w of windows) {
+      const s = trimSpan(piece.text, w);
+      if (!s || (last && s.start >= last.start && s.end <= last.end)) continue;
+      last = s;
+      const text = piece.text.slice(s.start, s.end);
+      push(text, contentType(text), piece.sheet, piece.sheetNumber);
+    }
+  }
+  for (const c of chunks) c.total_chunks = chunks.length;
+  return chunks;
 }
 
 function chunkContent(content: string, kind: string, pageMap: readonly PageSpan[], opts: ChunkOptions): Chunk[] {

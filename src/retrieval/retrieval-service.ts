@@ -31,7 +31,7 @@ import {
 } from './search.ts';
 
 /** Bump when chunking changes, so indexes persisted by an older chunker are rebuilt. */
-export const CHUNKER_VERSION = 1;
+export const CHUNKER_VERSION = 2;
 export const MAX_TOP_K = 20;
 export const DEFAULT_TOP_K = 5;
 export const MAX_DOCUMENTS = 10;

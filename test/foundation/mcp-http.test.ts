@@ -72,7 +72,12 @@ t.test('tools/call: structuredContent plus a text copy; errors as isError {error
   t.equal(start?.transport, 'mcp');
 
   const clear = await client.callTool({ name: 'manage_cache', arguments: { action: 'clear' } });
-  t.same((clear.structuredContent as any).evicted, { download: 0, document: 0, retriever: 0 });
+  // The three memory layers plus the persisted indexes (DATA_DIR/indexes) registered as a disk layer.
+  t.same((clear.structuredContent as any).evicted, { download: 0, document: 0, retriever: 0, indexes: 0 });
+  t.same(
+    (clear.structuredContent as any).layers.map((l: { name: string }) => l.name),
+    ['download', 'document', 'retriever', 'indexes'],
+  );
 
   const invalid = await client.callTool({ name: 'manage_cache', arguments: { action: 'bogus' } });
   t.equal(invalid.isError, true);
@@ -99,14 +104,25 @@ t.test('resources: supported formats and tool descriptions generated from the re
     ['rag://supported-formats', 'rag://tool-descriptions'],
   );
   const formats = JSON.parse(((await client.readResource({ uri: 'rag://supported-formats' })).contents[0] as { text: string }).text);
+  // Every format some registered tool reads, each with its readers in registry order (the test tool last).
+  const docTools = ['process_document', 'chunk_document', 'retrieve_chunks'];
   t.same(
     formats.formats.map((f: { format: string; tools: string[] }) => [f.format, f.tools]),
     [
-      ['csv', ['test_upload']],
-      ['text', ['test_upload']],
+      ['pdf', [...docTools, 'extract_pdf_text']],
+      ['docx', [...docTools, 'extract_docx_text']],
+      ['pptx', [...docTools, 'extract_pptx_text']],
+      ['xlsx', [...docTools, 'query_spreadsheet', 'extract_xlsx_tables']],
+      ['xls', [...docTools, 'query_spreadsheet', 'extract_xlsx_tables']],
+      ['csv', [...docTools, 'query_spreadsheet', 'extract_csv_tables', 'test_upload']],
+      ['image', [...docTools, 'extract_image_text']],
+      ['html', docTools],
+      ['text', [...docTools, 'test_upload']],
     ],
   );
-  t.same(formats.formats[0].extensions, ['.csv', '.tsv']);
+  const csv = formats.formats.find((f: { format: string }) => f.format === 'csv');
+  t.same(csv.extensions, ['.csv', '.tsv']);
+  t.same(csv.media_types, ['text/csv', 'text/tab-separated-values']);
   const described = JSON.parse(((await client.readResource({ uri: 'rag://tool-descriptions' })).contents[0] as { text: string }).text);
   t.same(
     described.tools.map((x: { name: string }) => x.name),

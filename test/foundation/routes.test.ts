@@ -1,3 +1,4 @@
+import path from 'node:path';
 import t from 'tap';
 import { buildTestApp } from '../helper.ts';
 import { tools as registry } from '../../src/tools/index.ts';
@@ -59,6 +60,8 @@ t.test('x-request-id: a well-formed id is kept and echoed, a malformed one repla
 
 t.test('get_system_health reports status, version, features, security, formats, device, caches', async (t) => {
   const app = await buildTestApp(t, { extraTools: [uploadEchoTool], env: { RATE_LIMIT_RPM: '40', REQUEST_TIMEOUT: '100' } });
+  // Models load in the background; once settled their state is deterministic (no weights in the temp MODELS_DIR).
+  await app.services.models.ready();
   const res = await app.inject('/v1/system/health');
   t.equal(res.statusCode, 200);
   const body = res.json();
@@ -73,19 +76,50 @@ t.test('get_system_health reports status, version, features, security, formats, 
   t.equal(body.security.global_rate_limit_rpm, 200);
   t.equal(body.security.auth_enabled, false);
   t.equal(body.security.dns_rebinding_protection, true);
-  t.same(body.models, []);
+  const modelsDir = app.services.config.modelsDir;
+  t.same(
+    body.models.map((m: Record<string, unknown>) => [m.name, m.id, m.role, m.kind, m.state, m.path]),
+    [
+      ['onnx:Xenova/all-MiniLM-L6-v2:q8', 'onnx:Xenova/all-MiniLM-L6-v2:q8', 'fast', 'embedder', 'unavailable', path.join(modelsDir, 'Xenova/all-MiniLM-L6-v2')],
+      ['onnx:Xenova/bge-small-en-v1.5:q8', 'onnx:Xenova/bge-small-en-v1.5:q8', 'accurate', 'embedder', 'unavailable', path.join(modelsDir, 'Xenova/bge-small-en-v1.5')],
+      ['onnx:Xenova/ms-marco-MiniLM-L-6-v2:q8', 'onnx:Xenova/ms-marco-MiniLM-L-6-v2:q8', 'reranker', 'reranker', 'unavailable', path.join(modelsDir, 'Xenova/ms-marco-MiniLM-L-6-v2')],
+    ],
+  );
+  for (const m of body.models) {
+    t.equal(
+      m.reason,
+      `model files missing in ${m.path}: config.json, tokenizer.json, tokenizer_config.json, onnx/model_quantized.onnx (or onnx/model.onnx) (MODEL_DOWNLOADS=never); run \`npm run models:fetch\` or copy the files there`,
+      `${m.role}: says which files are missing and how to get them`,
+    );
+  }
+  t.same(body.features.lexical_retrieval, { available: true, method: 'BM25 (Porter stemming, title/heading field)' });
+  t.equal(body.features.dense_retrieval.available, false);
+  t.match(body.features.dense_retrieval.reason, /^no embedding model is available \(onnx:Xenova\/all-MiniLM-L6-v2:q8: model files missing/);
+  t.match(body.features.dense_retrieval.reason, `To enable dense retrieval, put the model files in ${modelsDir}/<org>/<name>/`);
+  t.match(body.features.dense_retrieval.reason, /npm run models:fetch.*MODEL_DOWNLOADS=auto.*EMBEDDINGS_URL/);
+  t.equal(body.features.reranking.available, false);
+  t.match(body.features.reranking.reason, /^reranker onnx:Xenova\/ms-marco-MiniLM-L-6-v2:q8 is unavailable: model files missing/);
+  t.same(body.features.ocr, { available: true, engine: 'tesseract.js (eng)', size: 2, busy: 0, queued: 0, started: 0 });
+  t.same(body.features.retrieval_stats, {
+    available: true, built: 0, from_disk: 0, from_memory: 0, embedded_chunks: 0, builds_in_flight: 0,
+    rerank_queue: { running: 0, queued: 0, concurrency: 2, maxQueue: 32, waitMs: 10000, used: 0, skipped: 0, failed: 0, unavailable: 0 },
+  });
+  t.same(body.features.documents, { available: true, downloads: 0, extractions: 0, downloads_in_flight: 0, extractions_in_flight: 0 });
   t.same(
     body.formats.map((f: { format: string }) => f.format),
-    ['csv', 'text'],
+    ['pdf', 'docx', 'pptx', 'xlsx', 'xls', 'csv', 'image', 'html', 'text'],
   );
-  t.same(body.formats[0].tools, ['test_upload']);
+  t.same(body.formats.find((f: { format: string }) => f.format === 'csv').tools, ['process_document', 'chunk_document', 'retrieve_chunks', 'query_spreadsheet', 'extract_csv_tables', 'test_upload']);
   t.ok(body.device.cpu_cores >= 1);
   t.ok(body.device.total_memory_bytes > 0);
   t.type(body.device.cpu_model, 'string');
   t.same(
     body.cache.layers.map((l: { name: string }) => l.name),
-    ['download', 'document', 'retriever'],
+    ['download', 'document', 'retriever', 'indexes'],
   );
+  t.same(body.cache.layers[3], {
+    name: 'indexes', entries: 0, bytes: 0, max_entries: 1000, max_bytes: null, ttl_seconds: 0, hits: 0, misses: 0, hit_rate: 0, evictions: 0,
+  });
   t.ok(!Number.isNaN(Date.parse(body.timestamp)));
 });
 
@@ -101,8 +135,19 @@ t.test('get_system_health includes sections added by health reporters', async (t
     },
   });
   const body = (await app.inject('/v1/system/health')).json();
-  t.same(body.features.ocr, { available: false, reason: 'no language data' });
-  t.same(body.models, [{ name: 'tiny', role: 'embedder', state: 'loaded' }]);
+  t.same(body.features.ocr, { available: false, reason: 'no language data' }, 'a later reporter overrides a section');
+  t.same(
+    body.models.map((m: { name: string; role: string }) => [m.name, m.role]),
+    [
+      ['onnx:Xenova/all-MiniLM-L6-v2:q8', 'fast'],
+      ['onnx:Xenova/bge-small-en-v1.5:q8', 'accurate'],
+      ['onnx:Xenova/ms-marco-MiniLM-L-6-v2:q8', 'reranker'],
+      ['tiny', 'embedder'],
+    ],
+    'the services\' models first, then the added reporter\'s',
+  );
+  t.same(body.models[3], { name: 'tiny', role: 'embedder', state: 'loaded' });
+  t.equal(body.features.lexical_retrieval.available, true, 'the failing reporter does not drop the others');
   t.equal(body.status, 'degraded', 'a failing reporter marks the server degraded');
 });
 
@@ -115,7 +160,7 @@ t.test('manage_cache: stats per layer, clear returns evictions per layer (memory
   caches.download.get('missing');
   let diskEntries = 4;
   app.services.diskCaches.push({
-    name: 'indexes',
+    name: 'test_disk',
     clear: async () => {
       const n = diskEntries;
       diskEntries = 0;
@@ -141,7 +186,7 @@ t.test('manage_cache: stats per layer, clear returns evictions per layer (memory
   const clear = await app.inject({ method: 'POST', url: '/v1/cache', payload: { action: 'clear' } });
   t.equal(clear.statusCode, 200);
   const c = clear.json();
-  t.same(c.evicted, { download: 2, document: 0, retriever: 0, indexes: 4 });
+  t.same(c.evicted, { download: 2, document: 0, retriever: 0, indexes: 0, test_disk: 4 });
   t.equal(c.total_evicted, 6);
   t.same(c.totals, { entries: 0, bytes: 0 });
 });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { chunkDocument, chunkText, chunkingProfile, MAX_CHUNK_CHARS } from '../../src/retrieval/chunking.ts';
+import { chunkDocument, chunkText, chunkingProfile, indexTextOf, MAX_CHUNK_CHARS } from '../../src/retrieval/chunking.ts';
 import type { PageSpan, ProcessedDocument } from '../../src/extractors/types.ts';
 
 const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
@@ -152,4 +152,27 @@ t.test('importance score and content type', async (t) => {
 t.test('empty or blank content has no chunks', async (t) => {
   t.same(chunkText('', 'text'), []);
   t.same(chunkDocument(doc('pdf', ' \n\n \t ')), []);
+});
+
+t.test('spreadsheets: chunks come from every table row; without full tables the content is chunked', async (t) => {
+  const rows = Array.from({ length: 200 }, (_, i) => [`R${i + 1}`, i * 10]);
+  const content = '## Sheet: Data\n\n| Key | Value |\n| --- | --- |\n| R1 | 0 |\n\n_200 rows × 2 columns; showing the first 1._';
+  const pages: PageSpan[] = [{ number: 1, unit: 'sheet', label: 'Data', start: 0, end: content.length }];
+  const sheet: ProcessedDocument = {
+    ...doc('xlsx', content, pages),
+    tables: [{ content: '', table_type: 'spreadsheet', location: 'sheet:Data', metadata: {}, headers: ['Key', 'Value'], rows, row_numbers: rows.map((_, i) => i + 2), sheet: 'Data' }],
+  };
+  const chunks = chunkDocument(sheet, { chunkSize: 300 });
+  t.ok(chunks.length > 10, `${chunks.length} chunks`);
+  t.ok(chunks.every((c) => c.text.startsWith('## Sheet: Data\n\n| Key | Value |\n| --- | --- |\n| R') && c.text.length <= 300));
+  t.same(chunks.flatMap((c) => c.text.split('\n').slice(4)), rows.map(([k, v]) => `| ${k} | ${v} |`), 'every row once, in order');
+  t.ok(chunks.every((c) => c.content_type === 'table' && c.page_start === 1 && c.heading_path.join() === 'Data'));
+  const index = indexTextOf(chunks);
+  t.ok(chunks.every((c) => index.slice(c.char_start, c.char_end) === c.text), 'offsets point into the index text');
+
+  // A spreadsheet document without a sheet map or without full rows: chunked from its content.
+  for (const plain of [doc('xlsx', content), { ...doc('csv', content, pages), tables: [{ content: '', table_type: 'csv', location: 'x', metadata: {} }] }]) {
+    const cs = chunkDocument(plain);
+    t.ok(cs.length > 0 && cs.every((c) => content.slice(c.char_start, c.char_end) === c.text));
+  }
 });
