@@ -2,12 +2,19 @@
  * DOCX -> Markdown. mammoth turns the document into semantic HTML (headings, lists, tables with
  * spans, footnotes); our own walk turns that into Markdown and collects tables, links and images.
  * The zip guard runs first because mammoth unzips on its own without limits.
+ * Two things mammoth leaves out are restored around it: Word's automatic numbering ("1.2 Scope",
+ * "a)") and equations. document.xml is annotated before mammoth reads it (docx-annotate.ts) and
+ * the number labels are applied to mammoth's HTML afterwards (docx-number-labels.ts).
  */
 import mammoth from 'mammoth';
 import { JSDOM } from 'jsdom';
 import { toolError } from '../errors.ts';
 import type { ExtractInput, ExtractedTable, ExtractedUrl, PageSpan, ProcessedDocument } from './types.ts';
-import { assertSafeZip } from './zip.ts';
+import { assertSafeZip, readZipEntries, type ZipEntryInfo } from './zip.ts';
+import { rewriteZip } from './zip-rewrite.ts';
+import { annotateDocumentXml, bulletLabelledLevels, type AnnotatedDocument } from './docx-annotate.ts';
+import { readNumberingDefinitions } from './docx-numbering.ts';
+import { applyNumberLabels } from './docx-number-labels.ts';
 import { readAppProps, readCoreProps } from './office-props.ts';
 import { sectionsByHeadings, walkToMarkdown } from './html-markdown.ts';
 import { toPipeTable } from './markdown-table.ts';
@@ -27,6 +34,49 @@ const STYLE_MAP = [
   "p[style-name='heading 6'] => h6:fresh",
 ];
 
+const ANNOTATED_PARTS = new Set(['word/document.xml', 'word/numbering.xml', 'word/styles.xml']);
+/**
+ * Largest document.xml we annotate. Beyond it the text copies annotation needs (string plus
+ * rebuilt archive) would add hundreds of MB on top of mammoth's own tree; such a document is
+ * converted without numbering labels and equations.
+ */
+const ANNOTATE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The bytes mammoth should read: the original, or a copy whose document.xml carries number
+ * markers and equations as text. Annotation is an enhancement: if it fails on an odd document the
+ * original is converted as before (limits still apply).
+ */
+function annotate(bytes: Buffer, entries: ZipEntryInfo[]): { bytes: Buffer; annotation: AnnotatedDocument | null } {
+  try {
+    const main = entries.find((e) => e.name === 'word/document.xml');
+    if (!main || main.uncompressedSize > ANNOTATE_MAX_BYTES) return { bytes, annotation: null };
+    const parts = readZipEntries(bytes, (name) => ANNOTATED_PARTS.has(name));
+    const body = parts.get('word/document.xml');
+    // UTF-16 parts (legal, rare) are left to mammoth as they are.
+    if (!body || (body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff)) {
+      return { bytes, annotation: null };
+    }
+    const xml = body.toString('utf8');
+    const defs = parts.has('word/numbering.xml')
+      ? readNumberingDefinitions(parts.get('word/numbering.xml'), parts.get('word/styles.xml'))
+      : null;
+    const annotation = annotateDocumentXml(xml, defs);
+    if (!annotation.changed) return { bytes, annotation };
+    const replace = new Map([['word/document.xml', Buffer.from(annotation.xml, 'utf8')]]);
+    const numberingPart = parts.get('word/numbering.xml');
+    if (defs && numberingPart && annotation.labels.length > 0) {
+      const numberingXml = numberingPart.toString('utf8');
+      const bulleted = bulletLabelledLevels(numberingXml, defs);
+      if (bulleted !== numberingXml) replace.set('word/numbering.xml', Buffer.from(bulleted, 'utf8'));
+    }
+    return { bytes: rewriteZip(bytes, entries, replace), annotation };
+  } catch (err) {
+    if ((err as { code?: string }).code === 'PAYLOAD_TOO_LARGE') throw err;
+    return { bytes, annotation: null };
+  }
+}
+
 export async function extractDocx(input: ExtractInput): Promise<ProcessedDocument> {
   const { bytes, signal } = input;
   signal.throwIfAborted();
@@ -35,12 +85,14 @@ export async function extractDocx(input: ExtractInput): Promise<ProcessedDocumen
     throw toolError('PROCESSING_ERROR', 'Not a Word document: word/document.xml is missing');
   }
 
-  const imageTypes: string[] = [];
-  let html: string;
-  let warnings: number;
-  try {
-    const result = await mammoth.convertToHtml(
-      { buffer: bytes },
+  let { bytes: annotatedBytes, annotation } = annotate(bytes, entries);
+  signal.throwIfAborted();
+
+  let imageTypes: string[] = [];
+  const convert = (buffer: Buffer) => {
+    imageTypes = [];
+    return mammoth.convertToHtml(
+      { buffer },
       {
         styleMap: STYLE_MAP,
         externalFileAccess: false,
@@ -51,7 +103,21 @@ export async function extractDocx(input: ExtractInput): Promise<ProcessedDocumen
         }),
       },
     );
-    html = result.value;
+  };
+  let html: string;
+  let warnings: number;
+  try {
+    let result: Awaited<ReturnType<typeof convert>>;
+    try {
+      result = await convert(annotatedBytes);
+    } catch (err) {
+      // Should the annotated copy trip mammoth up, the document as written still converts.
+      if (annotatedBytes === bytes) throw err;
+      annotatedBytes = bytes;
+      annotation = null;
+      result = await convert(bytes);
+    }
+    html = annotation?.labels.length ? applyNumberLabels(result.value, annotation.labels) : result.value;
     warnings = result.messages.length;
   } catch (err) {
     throw toolError('PROCESSING_ERROR', `Could not read the Word document: ${(err as Error).message}`, err);
@@ -107,6 +173,8 @@ export async function extractDocx(input: ExtractInput): Promise<ProcessedDocumen
       footnote_count: doc.querySelectorAll('li[id^="footnote-"]').length,
       endnote_count: doc.querySelectorAll('li[id^="endnote-"]').length,
       link_count: urls.length,
+      numbered_paragraph_count: annotation?.labels.length ?? 0,
+      equation_count: annotation?.equations ?? 0,
       conversion_warnings: warnings,
     };
     return { kind: 'docx', content, metadata, tables, images, urls, pages };

@@ -71,6 +71,8 @@ export interface PersistedIndex {
 
 /** The disk store (IndexStore). */
 export interface IndexPersistence {
+  /** A stored key with this suffix (same content and chunker under another URL), or null. */
+  findKeyBySuffix?(suffix: string): Promise<string | null>;
   peekMeta(key: string): Promise<{ embedderId: string | null; dimension: number | null; contentSha256: string } | null>;
   load(key: string, expect: { embedderId: string | null; dimension: number | null; contentSha256: string }): Promise<PersistedIndex | null>;
   save(
@@ -173,7 +175,12 @@ export interface RetrieveResult {
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export function indexKey(file: FetchedFile): string {
-  return `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}-${file.sha256.slice(0, 16)}-c${CHUNKER_VERSION}`;
+  return `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}${contentSuffix(file)}`;
+}
+
+/** The part of an index key that depends only on the bytes and the chunker. */
+function contentSuffix(file: FetchedFile): string {
+  return `-${file.sha256.slice(0, 16)}-c${CHUNKER_VERSION}`;
 }
 
 const elapsed = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
@@ -234,11 +241,19 @@ export class RetrievalService {
     previous: DocumentIndex | null,
   ): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
     const signal = ctx.signal;
+    // The store is read even when upgrading an in-memory lexical index: after a restart the
+    // vectors may already be on disk, built by the embedder that has just become ready.
     let stored: PersistedIndex | null = null;
-    if (this.store && !previous) {
+    if (this.store) {
       try {
-        const meta = await this.store.peekMeta(key);
-        if (meta && meta.contentSha256 === file.sha256) stored = await this.store.load(key, meta);
+        let storedKey: string | null = key;
+        let meta = await this.store.peekMeta(key);
+        if (!meta && this.store.findKeyBySuffix) {
+          // Same bytes under another URL (or uploaded): reuse that index.
+          storedKey = await this.store.findKeyBySuffix(contentSuffix(file));
+          meta = storedKey ? await this.store.peekMeta(storedKey) : null;
+        }
+        if (storedKey && meta && meta.contentSha256 === file.sha256) stored = await this.store.load(storedKey, meta);
       } catch (err) {
         ctx.log?.warn({ key, err: errText(err) }, 'stored index unreadable; rebuilding');
       }
@@ -246,12 +261,12 @@ export class RetrievalService {
     let chunks: Chunk[];
     let documentType: string;
     let sourceName = file.source;
-    if (previous) {
-      chunks = previous.chunks;
-      documentType = previous.documentType;
-    } else if (stored) {
+    if (stored && (!previous || stored.chunks.length === previous.chunks.length)) {
       chunks = stored.chunks;
       documentType = chunks[0]?.doc_type ?? 'unknown';
+    } else if (previous) {
+      chunks = previous.chunks;
+      documentType = previous.documentType;
     } else {
       const loaded = await this.documents.load(source, ctx);
       chunks = chunkDocument(loaded.doc);
@@ -298,7 +313,8 @@ export class RetrievalService {
       }
     }
     const index = new DocumentIndex(key, sourceName, documentType, chunks, lexical, dense, denseReason, persisted);
-    const origin: IndexOrigin = stored && (dense?.persisted === stored || !dense) && !previous ? 'disk' : 'built';
+    if (stored && persisted !== stored) stored.close();
+    const origin: IndexOrigin = stored && persisted === stored ? 'disk' : 'built';
     if (origin === 'disk') this.counters.from_disk++;
     else this.counters.built++;
     this.caches.retriever.set(key, index);

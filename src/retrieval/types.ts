@@ -14,7 +14,10 @@ export interface Chunk {
   /** Page (or slide / sheet) range from the extractor's page map; null when the format has none. */
   page_start: number | null;
   page_end: number | null;
-  /** Char offsets into the document content: [char_start, char_end). */
+  /**
+   * Char offsets [char_start, char_end) into the document content; for spreadsheets (xlsx, xls,
+   * csv), whose content is a preview, into the chunk texts joined by blank lines.
+   */
   char_start: number;
   char_end: number;
   /** Markdown heading path leading to this chunk, outermost first. */

@@ -29,7 +29,7 @@ const ChunkSchema = Type.Object(
     content_type: ContentTypeSchema,
     page_start: PageNumber,
     page_end: PageNumber,
-    char_start: Type.Integer({ minimum: 0, description: 'Offset of the chunk in the document content' }),
+    char_start: Type.Integer({ minimum: 0, description: 'Offset of the chunk in the document content (spreadsheets: in the chunk texts joined by blank lines, since their content is a 20-row preview)' }),
     char_end: Type.Integer({ minimum: 0, description: 'End offset (exclusive)' }),
     heading_path: Type.Array(Type.String(), { description: 'Headings (or slide / sheet name) leading to the chunk, outermost first' }),
   },

@@ -74,6 +74,43 @@ if (!fs.existsSync(corpus)) {
     t.equal(doc.metadata.heading_count, 10);
   });
 
+  t.test('unit_test_headers_numbered.docx: Word numbering on headings and multilevel lists', async (t) => {
+    const doc = await read('unit_test_headers_numbered.docx');
+    const c = doc.content;
+    for (const h of ['# 1. Section 1', '## 1.1. Section 1.1', '## 1.2. Section 1.2', '### 1.2.1. Section 1.2.3', '# 2. Section 2', '## 2.2. Section 2.1']) {
+      t.match(c, new RegExp(`^${h.replace(/\./g, '\\.')}$`, 'm'), h);
+    }
+    t.match(c, /^### 2\.1\.1\. Section 2\.1\.1$/m, 'a skipped level shows its start value');
+    t.match(c, '1. Appendix A: Glossary\n   - 1.1. Section A.1\n     - 1.1.1. Detail A.1.1\n     - 2.3.1. Hardware Constraints');
+    t.match(c, '       - 2.3.8.1. First sub-item at this level');
+    t.notMatch(c, /[\uFDD0\uFDD1]/);
+  });
+
+  t.test('docx_lists.docx: restarted lists split, composite labels kept', async (t) => {
+    const doc = await read('docx_lists.docx');
+    t.match(doc.content, '4. Fourth item with numId 2\n\n1. Single item of a new list\n\n1. Single item of a new list');
+    t.match(doc.content, '1. ORCHARD MAP AND GARDEN NOTES\n   - 1.1 Morning Walk');
+    t.match(doc.content, '2. WEEKEND ERRAND LIST\n   - 2.1 Market Stops\n     - Buy fresh bread');
+  });
+
+  t.test('equations.docx: OMML as LaTeX, inline and display', async (t) => {
+    const doc = await read('equations.docx');
+    const c = doc.content;
+    t.match(c, 'this is an inline equation: $A= \\pi r^{2}$.');
+    t.match(c, '\n\n$$a^{2}+b^{2}=c^{2} \\times 23$$\n\n');
+    t.match(c, '$$\\left(x+a\\right)^{n}=\\sum_{k=0}^{n}\\left(\\genfrac{}{}{0pt}{}{n}{k}\\right)x^{k}a^{n-k}$$');
+    t.match(c, '$$\\oiiint_{C}\\frac{1}{z}dz$$');
+    t.match(c, '\\max_{0 \\leq x \\leq 1}xe^{-x^{2}}');
+    t.match(c, '$$P_{x}=\\underbrace{S \\cdot T \\cdot G \\cdot (x+y+z)}_{group with underbraces}+e^{x}$$');
+    t.equal(doc.metadata.equation_count, 27);
+  });
+
+  t.test('textbox.docx: a list inside a text box is numbered once', async (t) => {
+    const doc = await read('textbox.docx');
+    t.match(doc.content, '1. If necessary, provide health education');
+    t.match(doc.content, '2. Implement appropriate epidemic prevention measures');
+  });
+
   t.test('Strict OOXML is read', async (t) => {
     const doc = await read('Strict.docx');
     t.equal(doc.content, 'Some text');
@@ -85,16 +122,18 @@ if (!fs.existsSync(corpus)) {
     t.ok((doc.metadata.heading_count as number) > 250);
     t.ok((doc.metadata.footnote_count as number) >= 5);
     t.ok(doc.pages.length > 100, 'section spans from headings');
+    t.match(doc.content, '- q. Equipment/Furniture Rental:', 'lettered list with start 17');
+    t.equal(doc.metadata.numbered_paragraph_count, 44);
   });
 
   t.test('every corpus file yields content or a coded error; recall against ground truth', async (t) => {
     const floors: Record<string, number> = {
       'Strict.docx': 1,
-      'docx_lists.docx': 0.95,
+      'docx_lists.docx': 0.99,
       'word_tables.docx': 0.95,
-      'textbox.docx': 0.95,
-      'unit_test_headers_numbered.docx': 0.75,
-      'equations.docx': 0.5,
+      'textbox.docx': 0.99,
+      'unit_test_headers_numbered.docx': 0.99,
+      'equations.docx': 0.99,
     };
     for (const f of fs.readdirSync(corpus).sort()) {
       if (f.includes('.expected.')) continue;

@@ -116,6 +116,17 @@ t.test('cold, then warm from memory, then after a restart from disk without re-e
   t.equal(srv.hits('cold-warm.pdf') - hitsBefore, 2);
   t.same(app2.services.documents.stats(), { downloads: 1, extractions: 0, downloads_in_flight: 0, extractions_in_flight: 0 }, 'restart: no extraction');
   t.same(app2.services.retrieval.stats(), { built: 0, from_disk: 1, from_memory: 0, embedded_chunks: 0, builds_in_flight: 0 });
+
+  // The same bytes under another URL reuse the stored index: no extraction, no new index folder.
+  const copyUrl = srv.add('copy-of-cold-warm.pdf', pdf, 'application/pdf');
+  const copy = await retrieve(app2, copyUrl, PLANTED[1]!.query);
+  t.equal(copy.status, 200);
+  assertPlantedHit(t, copy.body, PLANTED[1]!);
+  t.equal(copy.body.retrieval.documents[0].index, 'disk');
+  t.equal(srv.hits('copy-of-cold-warm.pdf'), 1);
+  t.same(app2.services.documents.stats(), { downloads: 2, extractions: 0, downloads_in_flight: 0, extractions_in_flight: 0 }, 'copy: no extraction');
+  t.match(app2.services.retrieval.stats(), { built: 0, from_disk: 2, embedded_chunks: 0 });
+  t.equal(indexDirs(dataDir).length, 1, 'still one index on disk');
 });
 
 t.test('10 concurrent calls for one new document: 1 download, 1 extraction, 1 build', async (t) => {

@@ -200,7 +200,10 @@ export class ModelManager {
     const s = this.slots.reranker!.status;
     if (s.state === 'ready') return '';
     if (s.state === 'loading') return 'the reranker model is still loading';
-    return `reranker ${s.id} is ${s.state}: ${s.reason ?? 'unknown reason'}; put its files in ${s.path} or run \`npm run models:fetch\``;
+    // Reasons for missing files already say how to add them; others get the how-to appended.
+    const reason = s.reason ?? 'unknown reason';
+    const howTo = reason.includes('models:fetch') ? '' : `; put its files in ${s.path} or run \`npm run models:fetch\``;
+    return `reranker ${s.id} is ${s.state}: ${reason}${howTo}`;
   }
 
   async close(): Promise<void> {

@@ -139,6 +139,17 @@ export class IndexStore {
   }
 
   /**
+   * Another stored key ending in `suffix` (e.g. the content hash and chunker version), so the same
+   * bytes fetched from another URL reuse an index instead of being extracted and embedded again.
+   */
+  async findKeyBySuffix(suffix: string): Promise<string | null> {
+    for (const name of await listDir(this.dir)) {
+      if (KEY_RE.test(name) && name.endsWith(suffix)) return name;
+    }
+    return null;
+  }
+
+  /**
    * The stored index for `key` if it matches `expect`; else null. Corrupt or unusable folders are
    * deleted; one built by another embedder is left for the caller's rebuild to replace.
    */
