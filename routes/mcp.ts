@@ -7,7 +7,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { createMcpServer } from '../src/mcp/server.ts';
+import { createMcpServer, createMcpValidator } from '../src/mcp/server.ts';
 import { MCP_ROUTE } from '../plugins/rate-limit.ts';
 
 function countToolCalls(body: unknown): number {
@@ -16,6 +16,7 @@ function countToolCalls(body: unknown): number {
 }
 
 export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  const validator = createMcpValidator();
   app.post(
     MCP_ROUTE,
     {
@@ -33,7 +34,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       if (calls > 0) await app.consumeRateLimit(request, reply, calls);
 
       const log = request.log as unknown as Logger;
-      const server = createMcpServer({ tools: app.tools, services: app.services, log, requestId: request.id, transport: 'mcp' });
+      const server = createMcpServer({ tools: app.tools, services: app.services, log, requestId: request.id, transport: 'mcp', validator });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       // Headers set by our hooks (request id, rate-limit counters) go out on the raw response.

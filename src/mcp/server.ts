@@ -6,6 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -33,6 +35,16 @@ export interface McpServerOptions {
   /** The id of the HTTP request carrying the call; stdio calls get a fresh id each. */
   requestId?: string;
   transport: 'mcp' | 'stdio';
+  /**
+   * Shared across per-request servers: building a fresh Ajv per HTTP request was most of the
+   * /mcp route's CPU (measured by the http-load benchmark).
+   */
+  validator?: jsonSchemaValidator;
+}
+
+/** One validator for a process's MCP servers (HTTP creates a server per request). */
+export function createMcpValidator(): jsonSchemaValidator {
+  return new AjvJsonSchemaValidator();
 }
 
 export function mcpToolListing(tool: AnyTool): Tool {
@@ -65,6 +77,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version, title: 'RAG Document Server' },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      jsonSchemaValidator: opts.validator ?? createMcpValidator(),
       instructions:
         'Deterministic document tools: process, chunk and search documents by URL, extract text and tables per format, ' +
         'detect language, report health and manage caches. Read rag://tool-descriptions for details.',

@@ -8,10 +8,13 @@ import type { ChunkContentType } from './types.ts';
 const MD_HEADING_LINE = /^#{1,6}[ \t]+\S/m;
 // A short first line without closing punctuation, in Title Case or CAPITALS, followed by more text.
 const TITLE_FIRST_LINE = /^(?:[\p{Lu}\d][\p{L}\d'’&/-]*(?:[ \t]+(?:[\p{Lu}\d][\p{L}\d'’&/-]*|of|and|the|for|in|on|to|a|an|with|or|by|at|vs\.?)){0,11})[ \t]*:?\r?\n\s*\S/u;
+// Both run on lower-cased text without the /i flag: case-insensitive matching of these
+// alternations was most of chunking's CPU (scripts/bench/chunking.bench.ts).
 const NUMERIC_SIGNAL =
-  /[$€£¥₹]\s?\d|\d\s?%|\bpercent\b|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b|\b\d+\.\d+\b|\b\d{2,}\b|\b(?:USD|EUR|GBP|JPY)\s?\d/i;
+  /[$€£¥₹]\s?\d|\d\s?%|\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b|\b\d+\.\d+\b|\b\d{2,}\b|\b(?:usd|eur|gbp|jpy)\s?\d/;
 const KEYWORDS =
-  /\b(?:important|importantly|key|critical|essential|significant(?:ly)?|summary|summari[sz]e[ds]?|conclusions?|results?|findings?|recommend(?:s|ed|ation|ations)?|must|required|requirements?|note|warning|caution|deadline|objectives?|goals?|total|overview|abstract|decision|action items?)\b/i;
+  /\b(?:important|importantly|key|critical|essential|significant(?:ly)?|summary|summari[sz]e[ds]?|conclusions?|results?|findings?|recommend(?:s|ed|ation|ations)?|must|required|requirements?|note|warning|caution|deadline|objectives?|goals?|total|overview|abstract|decision|action items?)\b/;
+const DIGIT = /\d/;
 
 const TABLE_LINE = /^\s*\|.*\|\s*$/;
 const LIST_LINE = /^\s*(?:[-*+•◦▪‣●○–]|\d{1,3}[.)]|[a-zA-Z][.)]|\([a-zA-Z0-9]{1,3}\))\s+\S/;
@@ -25,8 +28,10 @@ export function hasHeading(text: string): boolean {
 export function importanceScore(text: string): number {
   let score = 0.5;
   if (hasHeading(text)) score += 0.2;
-  if (NUMERIC_SIGNAL.test(text)) score += 0.15;
-  if (KEYWORDS.test(text)) score += 0.1;
+  const lower = text.toLowerCase();
+  // Every numeric signal but "percent" needs a digit; most prose chunks are decided by that check.
+  if (DIGIT.test(text) ? NUMERIC_SIGNAL.test(lower) || lower.includes('percent') : /\bpercent\b/.test(lower)) score += 0.15;
+  if (KEYWORDS.test(lower)) score += 0.1;
   if (text.trim().length < 50) score -= 0.2;
   return Math.round(Math.min(1, Math.max(0, score)) * 100) / 100;
 }
