@@ -1,6 +1,8 @@
 /**
  * GET /health: liveness and readiness, cheap enough for a probe every few seconds. Ready means the
- * data folder is writable; 503 otherwise. Open without an API key and never rate limited.
+ * data folder is writable; 503 otherwise. Models load in the background and never hold readiness
+ * back (retrieval is lexical meanwhile); `checks.models` says whether they are loading, ready (at
+ * least one embedder) or unavailable. Open without an API key and never rate limited.
  */
 import { access, constants } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
@@ -13,10 +15,22 @@ const HealthSchema = Type.Object(
     ready: Type.Boolean(),
     version: Type.String(),
     uptime_seconds: Type.Number(),
-    checks: Type.Object({ data_dir_writable: Type.Boolean() }, { additionalProperties: false }),
+    checks: Type.Object(
+      {
+        data_dir_writable: Type.Boolean(),
+        models: Type.Union([Type.Literal('loading'), Type.Literal('ready'), Type.Literal('unavailable')]),
+      },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );
+
+function modelsState(app: FastifyInstance): 'loading' | 'ready' | 'unavailable' {
+  const states = app.services.models.state();
+  if (states.some((m) => m.kind === 'embedder' && m.state === 'ready')) return 'ready';
+  return states.some((m) => m.state === 'loading') ? 'loading' : 'unavailable';
+}
 
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
@@ -42,7 +56,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         ready: writable,
         version: PACKAGE_INFO.version,
         uptime_seconds: Math.round((Date.now() - app.services.startedAt) / 100) / 10,
-        checks: { data_dir_writable: writable },
+        checks: { data_dir_writable: writable, models: modelsState(app) },
       };
     },
   );

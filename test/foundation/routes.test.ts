@@ -15,6 +15,9 @@ t.test('GET /health: liveness and readiness, no rate-limit accounting', async (t
   t.equal(body.status, 'ok');
   t.equal(body.ready, true);
   t.equal(body.checks.data_dir_writable, true);
+  t.ok(['loading', 'unavailable'].includes(body.checks.models), 'no model files here: loading, then unavailable');
+  await app.services.models.ready();
+  t.equal((await app.inject('/health')).json().checks.models, 'unavailable');
   t.match(body.version, /^\d+\.\d+\.\d+/);
   t.equal(res.headers['x-ratelimit-remaining'], undefined);
 });

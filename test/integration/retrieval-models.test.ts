@@ -38,6 +38,7 @@ t.test('tiny ONNX models in MODELS_DIR: dense, hybrid + rerank and explain throu
   const planted = PLANTED[1]!;
   const app = await appWithModels(t, dataDir, modelsDir);
 
+  t.equal((await app.inject('/health')).json().checks.models, 'ready', '/health readiness: models ready');
   const health = (await app.inject('/v1/system/health')).json();
   t.same(
     health.models.map((m: Record<string, unknown>) => [m.id, m.role, m.kind, m.state, m.dimension, m.path]),
