@@ -174,8 +174,10 @@ def encode_pair(a, b, max_length):
     return [CLS] + ia + [SEP] + ib + [SEP], [0] * (len(ia) + 2) + [1] * (len(ib) + 1)
 
 
-def tokenizer_json():
-    added = [dict(id=VOCAB[t], content=t, single_word=False, lstrip=False, rstrip=False, normalized=False, special=True)
+def tokenizer_json(vocab=None):
+    """tokenizer.json for a WordPiece vocab (this script's by default; the bench models pass theirs)."""
+    vocab = VOCAB if vocab is None else vocab
+    added = [dict(id=vocab[t], content=t, single_word=False, lstrip=False, rstrip=False, normalized=False, special=True)
              for t in SPECIAL]
     tok = lambda t: {'SpecialToken': {'id': t, 'type_id': 0}}
     seq = lambda s, type_id: {'Sequence': {'id': s, 'type_id': type_id}}
@@ -191,11 +193,11 @@ def tokenizer_json():
             'type': 'TemplateProcessing',
             'single': [tok('[CLS]'), seq('A', 0), tok('[SEP]')],
             'pair': [tok('[CLS]'), seq('A', 0), tok('[SEP]'), seq('B', 1), {'SpecialToken': {'id': '[SEP]', 'type_id': 1}}],
-            'special_tokens': {t: {'id': t, 'ids': [VOCAB[t]], 'tokens': [t]} for t in ('[CLS]', '[SEP]')},
+            'special_tokens': {t: {'id': t, 'ids': [vocab[t]], 'tokens': [t]} for t in ('[CLS]', '[SEP]')},
         },
         'decoder': {'type': 'WordPiece', 'prefix': '##', 'cleanup': True},
         'model': {'type': 'WordPiece', 'unk_token': '[UNK]', 'continuing_subword_prefix': '##',
-                  'max_input_chars_per_word': 100, 'vocab': VOCAB},
+                  'max_input_chars_per_word': 100, 'vocab': vocab},
     }
 
 

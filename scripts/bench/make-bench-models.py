@@ -32,6 +32,7 @@ Run with Debian's python (it has python3-onnx):
 """
 import argparse
 import collections
+import importlib.util
 import json
 import math
 import os
@@ -43,6 +44,24 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+
+
+def _load_test_models():
+    """The tokenizer pieces are shared with the tiny test-model generator (its file name has a dash)."""
+    spec = importlib.util.spec_from_file_location('make_test_models', os.path.join(ROOT, 'scripts', 'make-test-models.py'))
+    module = importlib.util.module_from_spec(spec)
+    argv, sys.argv = sys.argv, sys.argv[:1]  # its OUT default reads argv[1]
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.argv = argv
+    return module
+
+
+_TEST_MODELS = _load_test_models()
+is_punct = _TEST_MODELS.is_punct
+tokenizer_json = _TEST_MODELS.tokenizer_json
+TOKENIZER_CONFIG = _TEST_MODELS.TOKENIZER_CONFIG
 OPSET = 17
 VOCAB_SIZE = 30522
 MAX_POS = 512
@@ -54,13 +73,6 @@ MODELS = {
 }
 
 # ---------------------------------------------------------------- vocabulary
-
-
-def is_punct(ch):
-    cp = ord(ch)
-    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
-        return True
-    return unicodedata.category(ch).startswith('P')
 
 
 def bert_words(text):
@@ -138,39 +150,6 @@ def build_vocab(corpus_path):
         i += 1
     assert len(vocab) == VOCAB_SIZE, len(vocab)
     return {tok: i for i, tok in enumerate(vocab)}
-
-
-def tokenizer_json(vocab):
-    special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']
-    added = [dict(id=vocab[t], content=t, single_word=False, lstrip=False, rstrip=False, normalized=False, special=True)
-             for t in special]
-    tok = lambda t, type_id=0: {'SpecialToken': {'id': t, 'type_id': type_id}}
-    seq = lambda s, type_id: {'Sequence': {'id': s, 'type_id': type_id}}
-    return {
-        'version': '1.0',
-        'truncation': None,
-        'padding': None,
-        'added_tokens': added,
-        'normalizer': {'type': 'BertNormalizer', 'clean_text': True, 'handle_chinese_chars': True,
-                       'strip_accents': None, 'lowercase': True},
-        'pre_tokenizer': {'type': 'BertPreTokenizer'},
-        'post_processor': {
-            'type': 'TemplateProcessing',
-            'single': [tok('[CLS]'), seq('A', 0), tok('[SEP]')],
-            'pair': [tok('[CLS]'), seq('A', 0), tok('[SEP]'), seq('B', 1), tok('[SEP]', 1)],
-            'special_tokens': {t: {'id': t, 'ids': [vocab[t]], 'tokens': [t]} for t in ('[CLS]', '[SEP]')},
-        },
-        'decoder': {'type': 'WordPiece', 'prefix': '##', 'cleanup': True},
-        'model': {'type': 'WordPiece', 'unk_token': '[UNK]', 'continuing_subword_prefix': '##',
-                  'max_input_chars_per_word': 100, 'vocab': vocab},
-    }
-
-
-TOKENIZER_CONFIG = {
-    'tokenizer_class': 'BertTokenizer', 'do_lower_case': True, 'model_max_length': 512,
-    'cls_token': '[CLS]', 'sep_token': '[SEP]', 'pad_token': '[PAD]', 'unk_token': '[UNK]', 'mask_token': '[MASK]',
-    'tokenize_chinese_chars': True, 'strip_accents': None, 'clean_up_tokenization_spaces': True,
-}
 
 
 def config_json(repo, cfg):
