@@ -41,9 +41,12 @@ const authPlugin: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', async (request, reply) => {
     if (isOpenRoute(request.routeOptions.url)) return;
     if (isValidApiKey(keys, presentedApiKey(request))) return;
+    // Routes the rate limit does not count (/info, /mcp before its tools/call) still count a
+    // failed key, so keys cannot be guessed at full speed there.
+    if (!request.rateLimitCounted) await app.consumeRateLimit(request, reply);
     reply.header('www-authenticate', 'Bearer');
     throw toolError('UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
   });
 };
 
-export default fp(authPlugin, { name: 'auth', fastify: '5.x', dependencies: ['services'] });
+export default fp(authPlugin, { name: 'auth', fastify: '5.x', dependencies: ['services', 'rate-limit'] });

@@ -4,13 +4,11 @@
  */
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { ERROR_STATUS, isToolError, type ErrorCode } from '../src/errors.ts';
+import type { ErrorBodySchema } from '../src/tools/schemas.ts';
 
-export interface ErrorBody {
-  error: string;
-  code: ErrorCode;
-  request_id: string;
-}
+export type ErrorBody = Static<typeof ErrorBodySchema>;
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
   const body: ErrorBody = { error: message, code, request_id: request.id };

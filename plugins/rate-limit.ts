@@ -1,31 +1,55 @@
 /**
- * Rate limits (@fastify/rate-limit stores): RATE_LIMIT_RPM calls per minute per client — its API
- * key when it presents a valid one, else its IP — and a global cap of 5x that for all clients.
+ * Rate limits (@fastify/rate-limit stores): RATE_LIMIT_RPM tool calls per minute per client — its
+ * API key when it presents a valid one, else its IP — and a global cap of 5x that for all clients.
+ * RATE_LIMIT_RPM=0 turns them off (with a warning when bound to a non-loopback address).
  *
- * Counting is explicit rather than per route so that REST and MCP share one budget: REST requests
- * (unknown routes included) count in an onRequest hook; on /mcp only `tools/call` messages count,
- * each one like a REST call (initialize and listings are free). /health, /docs and /openapi.json
- * are not counted: probes and the API description must stay reachable.
+ * Counting is explicit rather than per route so that REST and MCP share one budget: REST tool calls
+ * (/v1/*, and unknown routes, so probing is not free) count in an onRequest hook; on /mcp only
+ * `tools/call` messages count, each one like a REST call (initialize and listings are free).
+ * /health, /info, /docs (with Swagger UI's assets) and /openapi.json are not counted: probes and
+ * the API description must stay reachable. A request to one of them that fails authentication
+ * does count (plugins/auth.ts), so guessing keys is never free.
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { toolError } from '../src/errors.ts';
-import { isOpenRoute, isValidApiKey, presentedApiKey } from './auth.ts';
+import { isLoopbackHost } from '../src/loopback.ts';
+import { isValidApiKey, presentedApiKey } from './auth.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Counts `count` calls against the caller's budget; throws RATE_LIMITED (429) when over. */
     consumeRateLimit(request: FastifyRequest, reply: FastifyReply, count?: number): Promise<void>;
   }
+  interface FastifyRequest {
+    /** True once this request has been counted against its caller's budget. */
+    rateLimitCounted: boolean;
+  }
 }
 
 const WINDOW_MS = 60_000;
 export const MCP_ROUTE = '/mcp';
 
+/** Routes whose requests count as one tool call each: /v1/* and unknown routes (no route url). */
+export function isCountedRoute(routeUrl: string | undefined): boolean {
+  return routeUrl === undefined || routeUrl.startsWith('/v1/');
+}
+
 const rateLimitPlugin: FastifyPluginAsync = async (app) => {
   const { config } = app;
+  app.decorateRequest('rateLimitCounted', false);
+  if (config.RATE_LIMIT_RPM === 0) {
+    app.decorate('consumeRateLimit', async () => {});
+    if (!isLoopbackHost(config.HOST)) {
+      app.log.warn(
+        { event: 'rate_limit.off', host: config.HOST },
+        `RATE_LIMIT_RPM=0: rate limiting is off while bound to ${config.HOST}; any client that reaches this address can make unlimited calls`,
+      );
+    }
+    return;
+  }
   // global: false — no per-route hooks; the limiters below are applied by hand.
   await app.register(rateLimit, { global: false, max: config.RATE_LIMIT_RPM, timeWindow: WINDOW_MS });
 
@@ -40,6 +64,7 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
   const global = app.createRateLimit({ max: config.RATE_LIMIT_RPM * 5, timeWindow: WINDOW_MS, keyGenerator: () => 'global' });
 
   app.decorate('consumeRateLimit', async (request: FastifyRequest, reply: FastifyReply, count = 1) => {
+    request.rateLimitCounted = true;
     for (let i = 0; i < count; i++) {
       for (const [scope, limiter] of [['client', perClient], ['global', global]] as const) {
         const r = await limiter(request);
@@ -63,8 +88,7 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    const route = request.routeOptions.url;
-    if (route === MCP_ROUTE || isOpenRoute(route)) return;
+    if (!isCountedRoute(request.routeOptions.url)) return;
     await app.consumeRateLimit(request, reply);
   });
 };

@@ -8,6 +8,8 @@ import { access, constants } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { PACKAGE_INFO } from '../src/package-info.ts';
+import { errorResponseSchemas } from '../src/error-responses.ts';
+import { ErrorBodySchema } from '../src/tools/schemas.ts';
 
 const HealthSchema = Type.Object(
   {
@@ -42,7 +44,15 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         description: 'Cheap probe for orchestrators and Docker HEALTHCHECK. 200 when ready, 503 when not.',
         tags: ['meta'],
         security: [],
-        response: { 200: HealthSchema, 503: HealthSchema },
+        // Open (no API key, no rate limit, no Host check): beyond ready / not ready, only a bug and
+        // the shutdown (503 SHUTTING_DOWN, with the error body) answer.
+        response: {
+          200: HealthSchema,
+          503: Type.Union([HealthSchema, ErrorBodySchema], {
+            description: 'Not ready (the health body, ready: false), or SHUTTING_DOWN while the server stops (the error body)',
+          }),
+          ...errorResponseSchemas(['INTERNAL_ERROR']),
+        },
       },
     },
     async (_request, reply) => {

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { PACKAGE_INFO } from '../src/package-info.ts';
-import { ErrorBodySchema } from '../src/tools/schemas.ts';
+import { errorResponseSchemas, GUARD_ERRORS } from '../src/error-responses.ts';
 
 const InfoSchema = Type.Object(
   {
@@ -40,7 +40,7 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Server information',
         description: 'Name, version, the tools with their REST routes, and the transports they are served on.',
         tags: ['meta'],
-        response: { 200: InfoSchema, '4xx': ErrorBodySchema, '5xx': ErrorBodySchema },
+        response: { 200: InfoSchema, ...errorResponseSchemas(GUARD_ERRORS) },
       },
     },
     async () => ({

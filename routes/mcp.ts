@@ -4,11 +4,26 @@
  * no sessions and no server-initiated streams. Auth and the Host/Origin guard apply as for REST;
  * each tools/call message counts against the caller's rate limit like a REST call.
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { Logger } from 'pino';
-import { createMcpServer, createMcpValidator } from '../src/mcp/server.ts';
 import { MCP_ROUTE } from '../plugins/rate-limit.ts';
+import { mcpResponseDocs } from '../src/error-responses.ts';
+
+/**
+ * The MCP SDK (and its zod and ajv) takes most of a second to load, so it is loaded once the port
+ * is open (or by the first /mcp call, whichever comes first), not before the server can answer.
+ */
+function mcpLoader() {
+  let loading: ReturnType<typeof load> | undefined;
+  async function load() {
+    const [{ StreamableHTTPServerTransport }, { createMcpServer, createMcpValidator }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      import('../src/mcp/server.ts'),
+    ]);
+    return { StreamableHTTPServerTransport, createMcpServer, validator: createMcpValidator() };
+  }
+  return () => (loading ??= load());
+}
 
 function countToolCalls(body: unknown): number {
   const messages = Array.isArray(body) ? body : [body];
@@ -16,7 +31,10 @@ function countToolCalls(body: unknown): number {
 }
 
 export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
-  const validator = createMcpValidator();
+  const loadMcp = mcpLoader();
+  app.addHook('onListen', async () => {
+    setImmediate(() => loadMcp().catch((err) => app.log.error({ err }, 'MCP module failed to load')));
+  });
   app.post(
     MCP_ROUTE,
     {
@@ -28,13 +46,24 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
           'Send "Accept: application/json, text/event-stream". Every tool of the REST API is available as an MCP tool with the same schemas.',
         tags: ['meta'],
       },
+      // Documented only: the reply is hijacked, so these schemas never serialize anything.
+      config: { swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({ url, schema: { ...schema, response: mcpResponseDocs() } }) },
     },
     async (request, reply) => {
       const calls = countToolCalls(request.body);
       if (calls > 0) await app.consumeRateLimit(request, reply, calls);
 
       const log = request.log as unknown as Logger;
-      const server = createMcpServer({ tools: app.tools, services: app.services, log, requestId: request.id, transport: 'mcp', validator });
+      const { StreamableHTTPServerTransport, createMcpServer, validator } = await loadMcp();
+      const server = createMcpServer({
+        tools: app.tools,
+        services: app.services,
+        log,
+        requestId: request.id,
+        transport: 'mcp',
+        validator,
+        shutdownSignal: app.shutdownSignal,
+      });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
       // Headers set by our hooks (request id, rate-limit counters) go out on the raw response.

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import Type, { type TObject } from 'typebox';
 import type { AnyTool } from '../src/tools/define-tool.ts';
 import { runTool } from '../src/tools/run-tool.ts';
-import { ErrorBodySchema } from '../src/tools/schemas.ts';
+import { errorResponseSchemas, toolErrorCodes } from '../src/error-responses.ts';
 import { readUploadCall, UPLOAD_FIELD, type ToolCallInput } from '../src/tools/upload-input.ts';
 import { omitProperty } from '../src/tools/validate-input.ts';
 
@@ -29,8 +29,23 @@ function baseSchema(tool: AnyTool) {
     summary: tool.title,
     description: tool.description,
     tags: [tool.group],
-    response: { 200: tool.output, '4xx': ErrorBodySchema, '5xx': ErrorBodySchema },
+    response: { 200: tool.output, ...errorResponseSchemas(toolErrorCodes(tool)) },
   };
+}
+
+/** A schema as plain JSON (TypeBox keeps its bookkeeping in non-enumerable keys). */
+const plain = <T>(schema: T): T => JSON.parse(JSON.stringify(schema)) as T;
+
+/** The tool's examples as an OpenAPI `examples` map (@fastify/swagger moves x-examples there). */
+function namedExamples(tool: AnyTool): Record<string, { summary: string; description?: string; value: unknown }> {
+  return Object.fromEntries(
+    (tool.examples ?? []).map((e) => [e.name, { summary: e.summary, ...(e.description ? { description: e.description } : {}), value: e.value }]),
+  );
+}
+
+/** The JSON request body as documented: the input schema with the tool's examples. */
+function jsonBodyDocs(tool: AnyTool): Record<string, unknown> {
+  return { ...plain(tool.input), ...(tool.examples?.length ? { 'x-examples': namedExamples(tool) } : {}) };
 }
 
 function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: FastifyRequest) => Promise<ToolCallInput>) {
@@ -43,6 +58,8 @@ function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: Fastify
       log: request.log as unknown as Logger,
       requestId: request.id,
       signal: clientGoneSignal(reply),
+      // Shutdown past SHUTDOWN_TIMEOUT answers the call 503 SHUTTING_DOWN (plugins/shutdown.ts).
+      shutdownSignal: app.shutdownSignal,
       upload,
       transport: 'rest',
     });
@@ -55,17 +72,35 @@ function jsonRoute(app: FastifyInstance, tool: AnyTool): RouteOptions {
     method: tool.rest.method,
     url: tool.rest.path,
     schema: { ...baseSchema(tool), [part]: tool.input },
+    // Validation uses tool.input itself; the document adds the examples.
+    config: part === 'body' ? { swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({ url, schema: { ...schema, body: jsonBodyDocs(tool) } }) } : {},
     handler: handlerFor(app, tool, async (request) => ({ input: part === 'body' ? request.body : request.query })),
   };
 }
 
-/** The OpenAPI view of an upload route: JSON with the URL, a multipart form, or the raw bytes. */
+/**
+ * The OpenAPI view of an upload route: JSON with the URL, a multipart form, or the raw bytes. The
+ * form and the querystring offer the fields that go with a file: all but the URL field and other
+ * ways of naming documents (retrieve_chunks' document_urls). Swagger UI fills every form field,
+ * from its example when it has one, so the first example's values are the form's examples.
+ */
 function uploadDocs(tool: AnyTool, urlField: string) {
-  const rest = omitProperty(tool.input as TObject, urlField);
-  const multipartSchema = Type.Object(
-    { [UPLOAD_FIELD]: Type.String({ format: 'binary', description: `The document itself (instead of ${urlField})` }), ...rest.properties },
-    { description: `Upload the document as the form field "${UPLOAD_FIELD}"; other fields as form fields.` },
+  const withoutUrls = [urlField, ...(tool.upload?.alsoUrlFields ?? [])];
+  const rest = withoutUrls.reduce((schema, field) => omitProperty(schema, field), tool.input as TObject);
+  const formExample = (tool.examples?.[0]?.value ?? {}) as Record<string, unknown>;
+  const formFields = Object.fromEntries(
+    Object.entries(plain(rest.properties)).map(([name, schema]) => [name, name in formExample ? { ...schema, examples: [formExample[name]] } : schema]),
   );
+  const multipartSchema = {
+    type: 'object',
+    required: [UPLOAD_FIELD, ...(rest.required ?? [])],
+    properties: {
+      [UPLOAD_FIELD]: { type: 'string', format: 'binary', description: `The document itself (instead of ${urlField})` },
+      ...formFields,
+    },
+    additionalProperties: false,
+    description: `Upload the document as the form field "${UPLOAD_FIELD}"; other fields as form fields.`,
+  };
   const querystring = Type.Object(
     Object.fromEntries(Object.entries(rest.properties).map(([k, v]) => [k, Type.Optional(v)])),
     { description: 'Only with a raw upload body: the other input fields.' },
@@ -78,7 +113,7 @@ function uploadDocs(tool: AnyTool, urlField: string) {
       body: {
         description: `JSON with ${urlField}, a multipart form with the file, or the raw file bytes with its Content-Type.`,
         content: {
-          'application/json': { schema: tool.input },
+          'application/json': { schema: jsonBodyDocs(tool) },
           'multipart/form-data': { schema: multipartSchema },
           'application/octet-stream': { schema: Type.String({ format: 'binary', description: 'Raw document bytes (any non-JSON Content-Type)' }) },
         },

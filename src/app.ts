@@ -1,8 +1,8 @@
 /**
  * buildApp: the Fastify application with every plugin and route, ready to listen or to inject.
  * Order matters: services first (everything reads config/services/tools), then the hooks that
- * guard each request in the order they run (request id -> host guard -> rate limit -> auth), the
- * error handler, the OpenAPI generator (which must see every route), then the routes.
+ * guard each request in the order they run (request id -> shutdown -> host guard -> rate limit ->
+ * auth), the error handler, the OpenAPI generator (which must see every route), then the routes.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -14,6 +14,7 @@ import { tools as registry } from './tools/index.ts';
 import { checkInput } from './tools/validate-input.ts';
 import servicesPlugin from '../plugins/services.ts';
 import requestIdPlugin, { genRequestId } from '../plugins/request-id.ts';
+import shutdownPlugin from '../plugins/shutdown.ts';
 import hostGuardPlugin from '../plugins/host-guard.ts';
 import rateLimitPlugin from '../plugins/rate-limit.ts';
 import authPlugin from '../plugins/auth.ts';
@@ -55,6 +56,8 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
     if (names.has(t.name)) throw new Error(`Duplicate tool name: ${t.name}`);
     const route = `${t.rest.method} ${t.rest.path}`;
     if (routes.has(route)) throw new Error(`Duplicate tool route: ${route}`);
+    // MCP hints and the documented error statuses come from the declaration (src/tools/define-tool.ts).
+    if (!t.annotations) throw new Error(`Tool ${t.name} declares no annotations`);
     names.add(t.name);
     routes.add(route);
   }
@@ -68,12 +71,18 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
     bodyLimit: 2 * 1024 * 1024,
     trustProxy: config.TRUST_PROXY,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // plugins/shutdown.ts answers requests that arrive while closing, with the coded error body.
+    return503OnClosing: false,
   });
   app.setValidatorCompiler(validatorCompiler);
+  // Responses are plain JSON.stringify: the output schemas document the answers (OpenAPI, MCP
+  // outputSchema) but compiling a fast-json-stringify serializer for each of them cost most of a
+  // second at every start, and handlers already return exactly the documented shape.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   await app.register(servicesPlugin, { config, tools, services: opts.services });
   await app.register(requestIdPlugin);
+  await app.register(shutdownPlugin);
   await app.register(hostGuardPlugin);
   await app.register(rateLimitPlugin);
   await app.register(authPlugin);

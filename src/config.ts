@@ -12,8 +12,10 @@ const Int = (def: number, min: number, max: number) => Type.Integer({ default: d
 export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   PORT: Int(8000, 0, 65535),
-  /** Requests per minute per client key (API key, else IP). Global cap is 5x. */
-  RATE_LIMIT_RPM: Int(60, 1, 1_000_000),
+  /** http: REST + MCP at /mcp; stdio: MCP on stdin/stdout, no port. The --transport flag wins. */
+  MCP_TRANSPORT: Type.Union([Type.Literal('http'), Type.Literal('stdio')], { default: 'http' }),
+  /** Tool calls per minute per client key (API key, else IP); global cap is 5x. 0 turns rate limiting off. */
+  RATE_LIMIT_RPM: Int(60, 0, 1_000_000),
   /** Seconds; caps every timeout class (document 300, extraction 120, utility 30). */
   REQUEST_TIMEOUT: Type.Number({ default: 300, exclusiveMinimum: 0, maximum: 86_400 }),
   /** Comma-separated API keys; empty means auth is off. */
@@ -87,6 +89,32 @@ export class ConfigError extends Error {
 
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
 
+type PropertySchema = { type?: string; anyOf?: { const?: unknown }[] };
+const INTEGER = /^[+-]?\d+$/;
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Value.Convert is lenient ("1.5" -> 1, "0x10" -> 16 for an integer): numbers are checked first,
+ * so a fraction, hex or trailing text is an error rather than a different setting.
+ */
+function numberProblem(schema: PropertySchema, value: unknown): string | null {
+  if (schema.type !== 'integer' && schema.type !== 'number') return null;
+  if (typeof value === 'number') return schema.type === 'integer' && !Number.isInteger(value) ? 'must be integer' : null;
+  if (typeof value !== 'string') return null;
+  if (schema.type === 'integer') return INTEGER.test(value) ? null : 'must be integer';
+  return DECIMAL.test(value) ? null : 'must be number';
+}
+
+/** The message for a value the schema rejects: enumerations and booleans list what is allowed. */
+function describeProblem(schema: PropertySchema | undefined, fallback: string): string {
+  const options = schema?.anyOf;
+  if (options && options.length > 0 && options.every((o) => o.const !== undefined)) {
+    return `must be one of ${options.map((o) => String(o.const)).join(', ')}`;
+  }
+  if (schema?.type === 'boolean') return 'must be true or false';
+  return fallback;
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Partial<RawConfig> = {}): Readonly<Config> {
   const raw: Record<string, unknown> = {};
   for (const [alias, name] of Object.entries(ALIASES)) {
@@ -97,12 +125,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (v !== undefined && v !== '') raw[name] = v.trim();
   }
   Object.assign(raw, overrides);
+  const properties = ConfigSchema.properties as Record<string, PropertySchema>;
+  for (const [name, v] of Object.entries(raw)) {
+    const problem = properties[name] ? numberProblem(properties[name], v) : null;
+    if (problem) throw new ConfigError(name, `${problem} (got ${JSON.stringify(v)})`);
+  }
+  // Default and Convert write into `raw`; messages show the value as it was given.
+  const given = { ...raw };
   const value = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw)) as RawConfig;
   const first = [...Value.Errors(ConfigSchema, value)][0];
   if (first) {
     const variable = first.instancePath.replace(/^\//, '') || 'configuration';
-    const shown = (raw as Record<string, unknown>)[variable];
-    throw new ConfigError(variable, `${first.message}${shown === undefined ? '' : ` (got ${JSON.stringify(shown)})`}`);
+    const shown = given[variable];
+    const message = describeProblem(properties[variable], first.message);
+    throw new ConfigError(variable, `${message}${shown === undefined ? '' : ` (got ${JSON.stringify(shown)})`}`);
   }
   const dataDir = path.resolve(value.DATA_DIR);
   return Object.freeze({

@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   DOWNLOAD_ERROR: 502,
   MODEL_UNAVAILABLE: 503,
+  /** The server is stopping: a call still running at SHUTDOWN_TIMEOUT, or one that arrived meanwhile. */
+  SHUTTING_DOWN: 503,
   TIMEOUT: 504,
 } as const;
 

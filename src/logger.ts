@@ -5,7 +5,6 @@
  */
 import path from 'node:path';
 import pino, { type Logger, type DestinationStream } from 'pino';
-import pinoRoll from 'pino-roll';
 import type { Config } from './config.ts';
 
 export interface LoggerOptions {
@@ -33,6 +32,7 @@ export async function createLogger(config: Pick<Config, 'LOG_LEVEL' | 'logDir'>,
   const console = opts.destination ?? pino.destination({ fd: 2, sync: true });
   if (!config.logDir) return { logger: pino(base, console), close: async () => {} };
 
+  const { default: pinoRoll } = await import('pino-roll');
   const file = (await pinoRoll({
     file: path.join(config.logDir, 'server'),
     extension: '.log',

@@ -1,7 +1,9 @@
 /** Name, version and description of this server, read once from package.json. */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from './project-root.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
   description: string;

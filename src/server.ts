@@ -13,18 +13,18 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import dotenv from 'dotenv';
 import type { Logger } from 'pino';
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
-import { startStdio } from './mcp/stdio.ts';
 import { PACKAGE_INFO } from './package-info.ts';
-import { createServices } from './services.ts';
-import { tools } from './tools/index.ts';
+import { PROJECT_ROOT } from './project-root.ts';
+// The app, the MCP SDK and the services are imported by the transport that needs them, so a
+// stdio client does not wait for Fastify and an HTTP client does not wait for the stdio transport.
 
 export const USAGE = `Usage: rag-document-server [options]
 
 Options:
   --transport http|stdio  http: REST + MCP at /mcp (default); stdio: MCP on stdin/stdout
+                          (env MCP_TRANSPORT; the flag wins)
   --host HOST             interface to bind (env HOST, default 127.0.0.1)
   --port PORT             port to bind (env PORT, default 8000; 0 picks a free one)
   --workers N             N worker processes sharing the port (one model copy each)
@@ -40,7 +40,8 @@ export class UsageError extends Error {
 }
 
 export interface CliOptions {
-  transport: 'http' | 'stdio';
+  /** Unset: MCP_TRANSPORT from the environment decides (default http). */
+  transport?: 'http' | 'stdio';
   host?: string;
   port?: string;
   workers: number;
@@ -58,7 +59,7 @@ export function parseCli(argv: string[]): CliOptions {
       strict: true,
       allowPositionals: false,
       options: {
-        transport: { type: 'string', default: 'http' },
+        transport: { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
         workers: { type: 'string', default: '1' },
@@ -72,7 +73,7 @@ export function parseCli(argv: string[]): CliOptions {
     throw new UsageError((err as Error).message);
   }
   const transport = values.transport;
-  if (transport !== 'http' && transport !== 'stdio') throw new UsageError(`--transport must be "http" or "stdio" (got ${JSON.stringify(transport)})`);
+  if (transport !== undefined && transport !== 'http' && transport !== 'stdio') throw new UsageError(`--transport must be "http" or "stdio" (got ${JSON.stringify(transport)})`);
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new UsageError(`--workers must be an integer from 1 to 256 (got ${JSON.stringify(values.workers)})`);
   if (values.reload && workers > 1) {
@@ -96,6 +97,7 @@ export function configFromCli(cli: CliOptions, env: Record<string, string | unde
   const merged = { ...env };
   if (cli.host !== undefined) merged.HOST = cli.host;
   if (cli.port !== undefined) merged.PORT = cli.port;
+  if (cli.transport !== undefined) merged.MCP_TRANSPORT = cli.transport;
   if (cli.logDir !== undefined) merged.LOG_DIR = cli.logDir;
   return loadConfig(merged);
 }
@@ -129,6 +131,7 @@ function onShutdownSignal(log: Logger, stop: (signal: string) => Promise<void>):
 
 async function runHttp(config: Readonly<Config>): Promise<void> {
   const { logger, close: closeLog } = await createLogger(config);
+  const { buildApp } = await import('./app.ts');
   const app = await buildApp({ config, logger });
   try {
     await app.listen({ host: config.HOST, port: config.PORT });
@@ -141,8 +144,13 @@ async function runHttp(config: Readonly<Config>): Promise<void> {
     // app.close() stops accepting, waits for in-flight requests, then closes services (onClose).
     const closing = app.close();
     const deadline = setTimeout(() => {
-      logger.warn({ timeout_s: config.SHUTDOWN_TIMEOUT }, 'in-flight requests did not finish in time: closing their connections');
-      app.server.closeAllConnections();
+      logger.warn(
+        { event: 'server.shutdown_timeout', timeout_s: config.SHUTDOWN_TIMEOUT },
+        'in-flight requests did not finish in time: answering them 503 SHUTTING_DOWN, then closing their connections',
+      );
+      // Calls are stopped with a coded 503 (plugins/shutdown.ts); once those are written, the
+      // connections still open (keep-alive, or a response already under way) are closed.
+      void app.cutInFlight().finally(() => app.server.closeAllConnections());
     }, config.SHUTDOWN_TIMEOUT * 1000);
     await closing;
     clearTimeout(deadline);
@@ -154,6 +162,11 @@ async function runHttp(config: Readonly<Config>): Promise<void> {
 async function runStdioServer(config: Readonly<Config>): Promise<void> {
   const { logger, close: closeLog } = await createLogger(config);
   await mkdir(config.dataDir, { recursive: true });
+  const [{ createServices }, { startStdio }, { tools }] = await Promise.all([
+    import('./services.ts'),
+    import('./mcp/stdio.ts'),
+    import('./tools/index.ts'),
+  ]);
   const services = createServices(config, { log: logger });
   const session = await startStdio({ tools, services, log: logger });
   const finish = async () => {
@@ -180,7 +193,8 @@ async function runPrimary(workers: number, config: Readonly<Config>): Promise<vo
     const now = Date.now();
     restarts.push(now);
     while (restarts.length && restarts[0] < now - 60_000) restarts.shift();
-    logger.error({ pid: worker.process.pid, code, signal }, 'worker exited');
+    // `pid` is the primary's own (pino's base field); the worker's goes in worker_pid.
+    logger.error({ worker_pid: worker.process.pid, code, signal }, 'worker exited');
     if (restarts.length > workers * 3) {
       logger.fatal('workers keep crashing: giving up');
       process.exit(1);
@@ -212,7 +226,7 @@ async function runPrimary(workers: number, config: Readonly<Config>): Promise<vo
 function runWithReload(argv: string[]): void {
   const tsxCli = fileURLToPath(import.meta.resolve('tsx/cli'));
   const args = argv.filter((a) => a !== '--reload');
-  const child = spawn(process.execPath, [tsxCli, 'watch', '--clear-screen=false', fileURLToPath(import.meta.url), ...args], {
+  const child = spawn(process.execPath, [tsxCli, 'watch', '--clear-screen=false', path.join(PROJECT_ROOT, 'src', 'server.ts'), ...args], {
     stdio: 'inherit',
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => child.kill(signal));
@@ -244,7 +258,10 @@ export async function main(argv: string[]): Promise<void> {
     throw err;
   }
   if (cli.reload) return runWithReload(argv);
-  if (cli.transport === 'stdio') return runStdioServer(config);
+  if (config.MCP_TRANSPORT === 'stdio') {
+    if (cli.workers > 1) fail(`--workers applies to the http transport only (MCP_TRANSPORT is stdio)\n\n${USAGE}`);
+    return runStdioServer(config);
+  }
   if (cli.workers > 1 && cluster.isPrimary) return runPrimary(cli.workers, config);
   return runHttp(config);
 }

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { chunkText, chunkingProfile } from '../../src/retrieval/chunking.ts';
 import { abstracts, ensureInputs } from './inputs.ts';
-import { CORPUS, QUICK, SectionBuilder, comparePair, isMain, log, mb, round, runStandalone, type Section } from './harness.ts';
+import { CORPUS, QUICK, SectionBuilder, comparePair, isMain, log, mb, round, runStandalone } from './harness.ts';
+import type { Section } from './report.ts';
 
 interface TextCase {
   label: string;

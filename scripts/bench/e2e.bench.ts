@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { chunkingProfile } from '../../src/retrieval/chunking.ts';
 import { ensureBenchModels } from './embedding.bench.ts';
 import { abstracts, ensureInputs } from './inputs.ts';
-import { BENCH_MODELS_DIR, QUICK, SectionBuilder, isMain, log, round, runChild, runStandalone, summarize, type Section } from './harness.ts';
+import { BENCH_MODELS_DIR, QUICK, SectionBuilder, isMain, log, round, runChild, runStandalone, summarize } from './harness.ts';
+import type { Section } from './report.ts';
 import { postJson, startApp, startFileServer, tempDataDir, type AppServer } from './servers.ts';
 
 interface RetrieveBody {

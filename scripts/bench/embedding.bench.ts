@@ -18,7 +18,8 @@ import { OnnxReranker } from '../../src/retrieval/reranker.ts';
 import { MODEL_SPECS, WEIGHT_FILES, type ModelSpec, type WeightDtype } from '../../src/retrieval/embedders/model-paths.ts';
 import { BareSession, BareTokenizer, buildFeed, makeBatches, poolRow, type Encoded, type Feed } from './bare-onnx.ts';
 import { abstracts } from './inputs.ts';
-import { BENCH_MODELS_DIR, QUICK, ROOT, SectionBuilder, comparePair, isMain, log, measureRoundRobin, round, runStandalone, type Section } from './harness.ts';
+import { BENCH_MODELS_DIR, QUICK, ROOT, SectionBuilder, comparePair, isMain, log, measureRoundRobin, round, runStandalone } from './harness.ts';
+import type { Section } from './report.ts';
 
 export const OVERHEAD_TARGET = 1.15;
 

@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BASELINE_NAME, UNIT_NAME, baselineFor, closeImpls, oursFor, type Format } from './extract-impls.ts';
 import { ensureInputs } from './inputs.ts';
-import { CORPUS, QUICK, SectionBuilder, comparePair, isMain, log, mb, round, runChild, runStandalone, type Section } from './harness.ts';
+import { CORPUS, QUICK, SectionBuilder, comparePair, isMain, log, mb, round, runChild, runStandalone } from './harness.ts';
+import type { Section } from './report.ts';
 
 interface Case {
   format: Format;

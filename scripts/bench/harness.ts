@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { renderMarkdown, renderSection, type ResultsFile, type Section, type Table } from './report.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SHARED = path.resolve(ROOT, '..', 'shared');
@@ -149,35 +150,6 @@ export function machine(): Record<string, unknown> {
 
 // ------------------------------------------------------------------ results and report sections
 
-export interface Table {
-  title: string;
-  columns: string[];
-  rows: Array<Array<string | number | boolean | null>>;
-  note?: string;
-}
-
-export interface Check {
-  name: string;
-  pass: boolean;
-  detail: string;
-}
-
-export interface Section {
-  name: string;
-  title: string;
-  started_at: string;
-  duration_s: number;
-  machine: Record<string, unknown>;
-  settings: Record<string, unknown>;
-  tables: Table[];
-  checks: Check[];
-  notes: string[];
-  /** Raw numbers (samples, per-run timings) for anyone who wants more than the tables. */
-  data: Record<string, unknown>;
-  /** Set when the benchmark could not run (e.g. a module it needs is not there yet). */
-  skipped?: string;
-}
-
 export class SectionBuilder {
   private readonly started = performance.now();
   readonly section: Section;
@@ -222,12 +194,6 @@ export function log(...args: unknown[]): void {
   process.stderr.write(`[bench] ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}\n`);
 }
 
-export interface ResultsFile {
-  generated_at: string;
-  machine: Record<string, unknown>;
-  sections: Record<string, Section>;
-}
-
 export function readResults(): ResultsFile {
   try {
     return JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8')) as ResultsFile;
@@ -251,7 +217,6 @@ export async function saveSection(section: Section): Promise<void> {
   results.generated_at = new Date().toISOString();
   results.machine = machine();
   writeAtomic(RESULTS_FILE, JSON.stringify(results, null, 1) + '\n');
-  const { renderMarkdown } = await import('./report.ts');
   writeAtomic(DOC_FILE, renderMarkdown(results));
   log(`wrote ${path.relative(ROOT, RESULTS_FILE)} and ${path.relative(ROOT, DOC_FILE)} (section ${section.name})`);
 }
@@ -260,7 +225,6 @@ export async function saveSection(section: Section): Promise<void> {
 export async function runStandalone(fn: () => Promise<Section>): Promise<void> {
   try {
     const section = await fn();
-    const { renderSection } = await import('./report.ts');
     process.stdout.write(renderSection(section) + '\n');
     await saveSection(section);
     process.exit(0);

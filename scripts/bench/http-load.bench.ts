@@ -10,7 +10,8 @@
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ensureInputs } from './inputs.ts';
-import { QUICK, SectionBuilder, isMain, log, round, runStandalone, startChildServer, type Section } from './harness.ts';
+import { QUICK, SectionBuilder, isMain, log, round, runStandalone, startChildServer } from './harness.ts';
+import type { Section } from './report.ts';
 import { postJson, startFileServer } from './servers.ts';
 
 const DETECT_TEXT =

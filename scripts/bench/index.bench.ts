@@ -19,7 +19,8 @@ import { DEFAULT_HNSW, buildHnsw, searchHnsw } from '../../src/retrieval/store/h
 import { IndexStore } from '../../src/retrieval/store/index-store.ts';
 import type { Chunk } from '../../src/retrieval/types.ts';
 import { abstracts, rng } from './inputs.ts';
-import { QUICK, SectionBuilder, isMain, log, quantile, round, runStandalone, summarize, time, type Section } from './harness.ts';
+import { QUICK, SectionBuilder, isMain, log, quantile, round, runStandalone, summarize, time } from './harness.ts';
+import type { Section } from './report.ts';
 
 const DIM = 384;
 const K = 10;

@@ -2,7 +2,42 @@
  * Renders bench/results.json as docs/benchmarks.md: machine, how to rerun, then one part per
  * benchmark with its tables, pass/fail checks and notes.
  */
-import type { ResultsFile, Section, Table } from './harness.ts';
+// The results model: written by harness.ts (SectionBuilder, saveSection), rendered here.
+
+export interface Table {
+  title: string;
+  columns: string[];
+  rows: Array<Array<string | number | boolean | null>>;
+  note?: string;
+}
+
+export interface Check {
+  name: string;
+  pass: boolean;
+  detail: string;
+}
+
+export interface Section {
+  name: string;
+  title: string;
+  started_at: string;
+  duration_s: number;
+  machine: Record<string, unknown>;
+  settings: Record<string, unknown>;
+  tables: Table[];
+  checks: Check[];
+  notes: string[];
+  /** Raw numbers (samples, per-run timings) for anyone who wants more than the tables. */
+  data: Record<string, unknown>;
+  /** Set when the benchmark could not run (e.g. a module it needs is not there yet). */
+  skipped?: string;
+}
+
+export interface ResultsFile {
+  generated_at: string;
+  machine: Record<string, unknown>;
+  sections: Record<string, Section>;
+}
 
 const ORDER = ['extraction', 'chunking', 'embedding', 'index', 'e2e', 'http-load'];
 

@@ -11,13 +11,13 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { formatFromFilename } from '../../src/documents/detect-type.ts';
+import { FORMATS } from '../../src/documents/formats.ts';
 
-const TYPES: Record<string, string> = {
-  '.pdf': 'application/pdf',
-  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  '.csv': 'text/csv',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+/** The canonical media type of a file's format, from the server's own format table. */
+const typeOf = (file: string): string => {
+  const format = formatFromFilename(file);
+  return format ? FORMATS[format].mime : 'application/octet-stream';
 };
 
 export interface FileServer {
@@ -29,7 +29,7 @@ export interface FileServer {
 
 /** Serves the given files (by base name) from memory, keep-alive, like a plain static server. */
 export async function startFileServer(files: string[]): Promise<FileServer> {
-  const byName = new Map(files.map((f) => [`/${path.basename(f)}`, { bytes: fs.readFileSync(f), type: TYPES[path.extname(f)] ?? 'application/octet-stream' }]));
+  const byName = new Map(files.map((f) => [`/${path.basename(f)}`, { bytes: fs.readFileSync(f), type: typeOf(f) }]));
   const hits = new Map<string, number>();
   const server = http.createServer((req, res) => {
     const p = (req.url ?? '/').split('?')[0];

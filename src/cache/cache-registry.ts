@@ -1,6 +1,7 @@
 /**
  * The three cache layers: download (URL -> bytes), document (key -> ProcessedDocument) and
- * retriever (key -> in-memory search index). All bounded by entries and TTL; downloads by bytes too.
+ * retriever (key -> in-memory search index). All bounded by entries and TTL; downloads and
+ * indexes by bytes too (an index reports its size as approxBytes).
  */
 import { TtlCache, type CacheLayerStats } from './ttl-cache.ts';
 import type { ProcessedDocument } from '../extractors/types.ts';
@@ -18,6 +19,7 @@ export interface DownloadedFile {
 
 /** Anything the retrieval layer keeps per document; it may hold native resources. */
 export interface RetrieverEntry {
+  /** Memory held, for the layer's byte bound; read once, when the entry is stored. */
   approxBytes?: number;
   close?(): void;
 }
@@ -28,6 +30,8 @@ export interface CacheRegistryOptions {
   downloadMaxBytes?: number;
   documentMaxEntries?: number;
   retrieverMaxEntries?: number;
+  /** Bytes of indexes kept in memory (their approxBytes). Default 512 MiB. */
+  retrieverMaxBytes?: number;
 }
 
 export class CacheRegistry {
@@ -51,6 +55,8 @@ export class CacheRegistry {
     this.retriever = new TtlCache<RetrieverEntry>({
       name: 'retriever',
       maxEntries: opts.retrieverMaxEntries ?? 20,
+      maxBytes: opts.retrieverMaxBytes ?? 512 * 1024 * 1024,
+      sizeOf: (entry) => entry.approxBytes ?? 0,
       ttlMs: opts.ttlMs,
       onDispose: (entry) => entry.close?.(),
     });

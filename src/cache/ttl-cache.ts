@@ -3,6 +3,7 @@
  * and, when sizeOf is given, by total bytes. Backed by lru-cache.
  */
 import { LRUCache } from 'lru-cache';
+import Type, { type Static } from 'typebox';
 
 export interface CacheLayerOptions<V> {
   name: string;
@@ -14,18 +15,24 @@ export interface CacheLayerOptions<V> {
   onDispose?: (value: V, key: string) => void;
 }
 
-export interface CacheLayerStats {
-  name: string;
-  entries: number;
-  bytes: number;
-  max_entries: number;
-  max_bytes: number | null;
-  ttl_seconds: number;
-  hits: number;
-  misses: number;
-  hit_rate: number;
-  evictions: number;
-}
+/** One layer's statistics as manage_cache and get_system_health report them. */
+export const CacheLayerStatsSchema = Type.Object(
+  {
+    name: Type.String({ description: 'Layer name: download, document, retriever, or a disk layer' }),
+    entries: Type.Integer({ minimum: 0 }),
+    bytes: Type.Integer({ minimum: 0, description: 'Bytes held (0 for layers bounded by entries only)' }),
+    max_entries: Type.Integer({ minimum: 0 }),
+    max_bytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    ttl_seconds: Type.Integer({ minimum: 0 }),
+    hits: Type.Integer({ minimum: 0 }),
+    misses: Type.Integer({ minimum: 0 }),
+    hit_rate: Type.Number({ minimum: 0, maximum: 1 }),
+    evictions: Type.Integer({ minimum: 0, description: 'Entries dropped for size or age since start' }),
+  },
+  { additionalProperties: false },
+);
+
+export type CacheLayerStats = Static<typeof CacheLayerStatsSchema>;
 
 export class TtlCache<V extends {}> {
   readonly name: string;

@@ -5,25 +5,11 @@
  */
 import { toolError } from '../errors.ts';
 import type { DocumentKind } from '../extractors/types.ts';
+import { sniffImageFormat } from '../extractors/image-info.ts';
+import { bomOf, hasOle2Signature, hasZipSignature, type BomEncoding } from '../extractors/signatures.ts';
 import { ooxmlKind } from '../extractors/zip.ts';
 import { extensionOf } from './filename.ts';
-
-export type DetectedFormat =
-  | 'pdf'
-  | 'docx'
-  | 'pptx'
-  | 'xlsx'
-  | 'xls'
-  | 'csv'
-  | 'png'
-  | 'jpeg'
-  | 'gif'
-  | 'tiff'
-  | 'webp'
-  | 'bmp'
-  | 'html'
-  | 'text'
-  | 'empty';
+import { FORMAT_BY_EXTENSION, FORMAT_BY_MEDIA_TYPE, FORMATS, type DetectedFormat } from './formats.ts';
 
 export interface DetectedType {
   kind: DocumentKind;
@@ -41,171 +27,29 @@ export interface DetectInput {
   filename?: string;
 }
 
-const MIME: Record<DetectedFormat, string> = {
-  pdf: 'application/pdf',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  xls: 'application/vnd.ms-excel',
-  csv: 'text/csv',
-  png: 'image/png',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  tiff: 'image/tiff',
-  webp: 'image/webp',
-  bmp: 'image/bmp',
-  html: 'text/html',
-  text: 'text/plain',
-  empty: 'text/plain',
-};
-
-const KIND_OF: Record<DetectedFormat, DocumentKind> = {
-  pdf: 'pdf',
-  docx: 'docx',
-  pptx: 'pptx',
-  xlsx: 'xlsx',
-  xls: 'xls',
-  csv: 'csv',
-  png: 'image',
-  jpeg: 'image',
-  gif: 'image',
-  tiff: 'image',
-  webp: 'image',
-  bmp: 'image',
-  html: 'html',
-  text: 'text',
-  empty: 'text',
-};
-
-/** Human names for messages ("the file is a Word document (DOCX)"). */
-export const FORMAT_LABEL: Record<DetectedFormat, string> = {
-  pdf: 'a PDF document',
-  docx: 'a Word document (DOCX)',
-  pptx: 'a PowerPoint presentation (PPTX)',
-  xlsx: 'an Excel workbook (XLSX)',
-  xls: 'a legacy Excel workbook (XLS)',
-  csv: 'a CSV/TSV table',
-  png: 'a PNG image',
-  jpeg: 'a JPEG image',
-  gif: 'a GIF image',
-  tiff: 'a TIFF image',
-  webp: 'a WebP image',
-  bmp: 'a BMP image',
-  html: 'an HTML page',
-  text: 'plain text',
-  empty: 'an empty file',
-};
-
-export const KIND_LABEL: Record<DocumentKind, string> = {
-  pdf: 'a PDF document',
-  docx: 'a Word document (DOCX)',
-  pptx: 'a PowerPoint presentation (PPTX)',
-  xlsx: 'an Excel workbook (XLSX)',
-  xls: 'a legacy Excel workbook (XLS)',
-  csv: 'a CSV/TSV table',
-  image: 'an image',
-  html: 'an HTML page',
-  text: 'plain text',
-};
-
-const CONTENT_TYPES: Record<string, DetectedFormat> = {
-  'application/pdf': 'pdf',
-  'application/x-pdf': 'pdf',
-  [MIME.docx]: 'docx',
-  [MIME.pptx]: 'pptx',
-  [MIME.xlsx]: 'xlsx',
-  'application/vnd.ms-excel.sheet.macroenabled.12': 'xlsx',
-  'application/vnd.ms-word.document.macroenabled.12': 'docx',
-  'application/vnd.ms-powerpoint.presentation.macroenabled.12': 'pptx',
-  'application/vnd.ms-excel': 'xls',
-  'application/msexcel': 'xls',
-  'text/csv': 'csv',
-  'application/csv': 'csv',
-  'text/comma-separated-values': 'csv',
-  'text/tab-separated-values': 'csv',
-  'image/png': 'png',
-  'image/jpeg': 'jpeg',
-  'image/jpg': 'jpeg',
-  'image/gif': 'gif',
-  'image/tiff': 'tiff',
-  'image/webp': 'webp',
-  'image/bmp': 'bmp',
-  'image/x-ms-bmp': 'bmp',
-  'text/html': 'html',
-  'application/xhtml+xml': 'html',
-  'text/plain': 'text',
-  'text/markdown': 'text',
-  'application/json': 'text',
-  'application/xml': 'text',
-  'text/xml': 'text',
-};
-
-const EXTENSIONS: Record<string, DetectedFormat> = {
-  pdf: 'pdf',
-  docx: 'docx',
-  docm: 'docx',
-  dotx: 'docx',
-  pptx: 'pptx',
-  pptm: 'pptx',
-  ppsx: 'pptx',
-  potx: 'pptx',
-  xlsx: 'xlsx',
-  xlsm: 'xlsx',
-  xltx: 'xlsx',
-  xls: 'xls',
-  csv: 'csv',
-  tsv: 'csv',
-  tab: 'csv',
-  png: 'png',
-  jpg: 'jpeg',
-  jpeg: 'jpeg',
-  jpe: 'jpeg',
-  gif: 'gif',
-  tif: 'tiff',
-  tiff: 'tiff',
-  webp: 'webp',
-  bmp: 'bmp',
-  html: 'html',
-  htm: 'html',
-  xhtml: 'html',
-  txt: 'text',
-  text: 'text',
-  md: 'text',
-  markdown: 'text',
-  json: 'text',
-  xml: 'text',
-  log: 'text',
-};
-
 const result = (format: DetectedFormat, by: DetectedType['by']): DetectedType => ({
-  kind: KIND_OF[format],
+  kind: FORMATS[format].kind,
   format,
-  mime: MIME[format],
+  mime: FORMATS[format].mime,
   by,
 });
 
 export function formatFromContentType(contentType: string | undefined): DetectedFormat | undefined {
   if (!contentType) return undefined;
   const essence = contentType.split(';')[0]!.trim().toLowerCase();
-  return CONTENT_TYPES[essence];
+  return FORMAT_BY_MEDIA_TYPE.get(essence);
 }
 
 export function formatFromFilename(filename: string | undefined): DetectedFormat | undefined {
-  return EXTENSIONS[extensionOf(filename)];
+  return FORMAT_BY_EXTENSION.get(extensionOf(filename));
 }
 
-const startsWith = (b: Buffer, sig: number[], at = 0) => b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
-
-/** The image format named by the magic bytes, if any. */
+/** The image format named by the magic bytes, if any (the image extractor's own sniffer). */
 function imageMagic(b: Buffer): DetectedFormat | undefined {
-  if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
-  if (startsWith(b, [0xff, 0xd8, 0xff])) return 'jpeg';
-  if (b.length >= 6 && (b.toString('latin1', 0, 6) === 'GIF87a' || b.toString('latin1', 0, 6) === 'GIF89a')) return 'gif';
-  if (startsWith(b, [0x49, 0x49, 0x2a, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2a])) return 'tiff';
-  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+  const format = sniffImageFormat(b);
   // "BM" alone is too weak (text can start with it); require a known DIB header size as well.
-  if (b.length >= 26 && b[0] === 0x42 && b[1] === 0x4d && [12, 40, 52, 56, 64, 108, 124].includes(b.readUInt32LE(14))) return 'bmp';
-  return undefined;
+  if (format === 'bmp') return b.length >= 26 && [12, 40, 52, 56, 64, 108, 124].includes(b.readUInt32LE(14)) ? 'bmp' : undefined;
+  return format ?? undefined;
 }
 
 const utf16Name = (s: string) => Buffer.from(`${s}\0`, 'utf16le');
@@ -239,16 +83,7 @@ function zipFormat(b: Buffer, hint: DetectedFormat | undefined): DetectedFormat 
   throw toolError('UNSUPPORTED_FORMAT', 'Unsupported format: a ZIP archive that is not a Word, PowerPoint or Excel document');
 }
 
-export type TextEncodingGuess = 'utf-8-bom' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be' | 'none';
-
-export function bomOf(b: Buffer): TextEncodingGuess {
-  if (startsWith(b, [0xff, 0xfe, 0x00, 0x00])) return 'utf-32le';
-  if (startsWith(b, [0x00, 0x00, 0xfe, 0xff])) return 'utf-32be';
-  if (startsWith(b, [0xef, 0xbb, 0xbf])) return 'utf-8-bom';
-  if (startsWith(b, [0xff, 0xfe])) return 'utf-16le';
-  if (startsWith(b, [0xfe, 0xff])) return 'utf-16be';
-  return 'none';
-}
+type TextEncodingGuess = BomEncoding | 'none';
 
 /**
  * Whether BOM-less bytes are text: no NUL bytes (unless laid out like UTF-16) and almost no
@@ -284,7 +119,7 @@ function sniffHead(b: Buffer, bom: TextEncodingGuess, bytes = 2048): string {
   const even = (x: Buffer) => x.subarray(0, x.length - (x.length % 2));
   if (bom === 'utf-16le') return even(head.subarray(2)).toString('utf16le');
   if (bom === 'utf-16be') return Buffer.from(even(head.subarray(2))).swap16().toString('utf16le');
-  if (bom === 'utf-8-bom') return head.subarray(3).toString('utf8');
+  if (bom === 'utf-8') return head.subarray(3).toString('utf8');
   if (bom === 'none' && head.includes(0)) {
     // BOM-less UTF-16: keep the non-zero bytes (enough for an ASCII sniff).
     return Buffer.from(head.filter((x) => x !== 0)).toString('latin1');
@@ -348,14 +183,14 @@ export function detectType(input: DetectInput): DetectedType {
 
   if (b.length === 0) return result('empty', 'magic');
   if (b.subarray(0, 1024).includes('%PDF-')) return result('pdf', 'magic');
-  if (startsWith(b, [0x50, 0x4b, 0x03, 0x04]) || startsWith(b, [0x50, 0x4b, 0x05, 0x06])) return result(zipFormat(b, hint), 'magic');
-  if (startsWith(b, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return result(oleFormat(b, hint), 'magic');
+  if (hasZipSignature(b)) return result(zipFormat(b, hint), 'magic');
+  if (hasOle2Signature(b)) return result(oleFormat(b, hint), 'magic');
   const image = imageMagic(b);
   if (image) return result(image, 'magic');
 
-  const bom = bomOf(b);
+  const bom: TextEncodingGuess = bomOf(b)?.encoding ?? 'none';
   if (bom === 'none' && !looksLikeText(b)) {
-    const declared = hint ? ` (declared as ${FORMAT_LABEL[hint]}, but the bytes do not match)` : '';
+    const declared = hint ? ` (declared as ${FORMATS[hint].label}, but the bytes do not match)` : '';
     throw toolError('UNSUPPORTED_FORMAT', `Unsupported format: binary data of an unrecognised type${declared}`);
   }
 

@@ -4,32 +4,23 @@
  * same URL download once and extract once; every layer is bounded.
  */
 import { createHash } from 'node:crypto';
+import type { CallContext, DocumentSource, UploadedFile } from '../call-context.ts';
 import type { Config } from '../config.ts';
 import type { CacheRegistry, DownloadedFile } from '../cache/cache-registry.ts';
 import { isToolError, toolError } from '../errors.ts';
 import type { OcrPool } from '../extractors/ocr-pool.ts';
 import type { DocumentKind, ExtractInput, ProcessedDocument } from '../extractors/types.ts';
 import { extractUrls } from '../extractors/urls.ts';
-import type { UploadedFile } from '../tools/define-tool.ts';
 import { createAddressPolicy } from './address-policy.ts';
-import { detectType, FORMAT_LABEL, KIND_LABEL, type DetectedType } from './detect-type.ts';
-import { abortError, Downloader, type DownloaderOptions } from './download.ts';
+import { detectType, type DetectedType } from './detect-type.ts';
+import { FORMATS, KINDS } from './formats.ts';
+import { abortError } from '../util/abort.ts';
+import { errorText } from '../util/error-text.ts';
+import { Downloader, type DownloaderOptions } from './download.ts';
 import { DEFAULT_EXTRACTORS, type ExtractorTable } from './extractor-table.ts';
 import type { ResolveAll } from './guarded-lookup.ts';
-import { SingleFlight } from './single-flight.ts';
+import { SingleFlight } from '../util/single-flight.ts';
 import { parseDocumentUrl } from './url-policy.ts';
-
-
-export type DocumentSource = { url: string } | { upload: UploadedFile };
-
-export interface CallContext {
-  signal: AbortSignal;
-  log?: {
-    debug(obj: object, msg?: string): void;
-    info(obj: object, msg?: string): void;
-    warn(obj: object, msg?: string): void;
-  };
-}
 
 export interface FetchedDocument extends DownloadedFile {
   /** The normalised URL, or 'upload:' + file name. */
@@ -55,6 +46,11 @@ export interface LoadedDocument {
 export interface LoadOptions {
   /** Kinds the caller can use; anything else is UNSUPPORTED_FORMAT naming what the file is. */
   expect?: readonly DocumentKind[];
+  /**
+   * What fetch() already returned for this same source: used as is, so a caller that looked at
+   * the file first (the retrieval index) does not download or hash it a second time.
+   */
+  fetched?: FetchedDocument;
 }
 
 export interface DocumentServiceDeps {
@@ -78,18 +74,8 @@ const LANGUAGE_SAMPLE_CHARS = 20_000;
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-const DESCRIBE_EXPECTED: Partial<Record<DocumentKind, string>> = {
-  pdf: 'a PDF document',
-  docx: 'a Word document (DOCX)',
-  pptx: 'a PowerPoint presentation (PPTX)',
-  xlsx: 'an Excel workbook (XLSX)',
-  xls: 'a legacy Excel workbook (XLS)',
-  csv: 'a CSV/TSV file',
-  image: 'an image (PNG, JPEG, GIF, TIFF, WebP or BMP)',
-};
-
 function describeExpected(kinds: readonly DocumentKind[]): string {
-  const names = kinds.map((k) => DESCRIBE_EXPECTED[k] ?? KIND_LABEL[k]);
+  const names = kinds.map((k) => KINDS[k].expected);
   return names.length <= 1 ? (names[0] ?? 'a document') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 }
 
@@ -151,7 +137,7 @@ export class DocumentService {
 
   /** Fetch, detect, extract (document cache, coalesced), then URLs and language. */
   async load(source: DocumentSource, ctx: CallContext, opts: LoadOptions = {}): Promise<LoadedDocument> {
-    const file = await this.fetch(source, ctx);
+    const file = opts.fetched ?? (await this.fetch(source, ctx));
     let type = detectType({
       bytes: file.bytes,
       ...(file.contentType ? { contentType: file.contentType } : {}),
@@ -166,7 +152,7 @@ export class DocumentService {
       } else {
         throw toolError(
           'UNSUPPORTED_FORMAT',
-          `Unsupported format for this tool: expected ${describeExpected(opts.expect)}, but the file is ${FORMAT_LABEL[type.format]}`,
+          `Unsupported format for this tool: expected ${describeExpected(opts.expect)}, but the file is ${FORMATS[type.format].label}`,
         );
       }
     }
@@ -219,12 +205,11 @@ export class DocumentService {
     try {
       doc = await this.extractors[type.kind](input, { ocr: this.ocr });
     } catch (err) {
-      if (signal.aborted) throw abortError(signal);
+      if (signal.aborted) throw abortError(signal, 'Extraction');
       if (isToolError(err)) throw err;
-      const reason = err instanceof Error ? err.message : String(err);
-      throw toolError('PROCESSING_ERROR', `Could not read ${FORMAT_LABEL[type.format]}: ${reason.slice(0, 300)}`, err);
+      throw toolError('PROCESSING_ERROR', `Could not read ${FORMATS[type.format].label}: ${errorText(err)}`, err);
     }
-    if (signal.aborted) throw abortError(signal);
+    if (signal.aborted) throw abortError(signal, 'Extraction');
     return this.finish(doc, file, type);
   }
 

@@ -7,13 +7,16 @@ import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
 import type { DownloadedFile } from '../cache/cache-registry.ts';
 import { createAddressPolicy, type AddressPolicy } from './address-policy.ts';
 import { createGuardedLookup, isAddressDeniedError, systemResolveAll, type ResolveAll } from './guarded-lookup.ts';
 import { bypassesAddressCheck, checkRequestUrl } from './url-policy.ts';
 import { filenameFromDisposition, filenameFromUrl } from './filename.ts';
+import { abortError } from '../util/abort.ts';
+import { BodyTooLargeError, declaredLength, readBounded } from '../util/read-bounded.ts';
+import { parseRetryAfter, withRetries } from '../util/retry.ts';
 
 export interface DownloaderOptions {
   policy: AddressPolicy;
@@ -86,36 +89,7 @@ class RetryableFailure extends Error {
   }
 }
 
-/** The error an aborted call ends with: the signal's own coded reason, else TIMEOUT. */
-export function abortError(signal: AbortSignal): ToolError {
-  if (isToolError(signal.reason)) return signal.reason;
-  return toolError('TIMEOUT', 'The request was cancelled or timed out while downloading');
-}
-
-/** Resolves after ms, or rejects at once with abortError when the signal fires. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent/invalid. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return undefined;
-  if (/^\s*\d+\s*$/.test(v)) return Number(v) * 1000;
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
-}
+const downloadAborted = (signal: AbortSignal) => abortError(signal, 'Download');
 
 const header = (h: Record<string, string | string[] | undefined>, name: string): string | undefined => {
   const v = h[name];
@@ -139,12 +113,21 @@ function findAddressDenial(err: unknown) {
   return undefined;
 }
 
+interface Pools {
+  guarded: Agent;
+  open: Agent;
+  request: typeof import('undici').request;
+}
+
 export class Downloader {
   private readonly opts: Required<Omit<DownloaderOptions, 'resolveAll'>>;
-  /** Connections to hosts under the address rule. */
-  private readonly guarded: Agent;
-  /** Connections to ALLOWED_HOSTS opt-ins (or everything with ALLOW_PRIVATE_NETWORKS). */
-  private readonly open: Agent;
+  /**
+   * The connection pools, made by the first download (undici loads then, not at server start):
+   * `guarded` for hosts under the address rule, `open` for ALLOWED_HOSTS opt-ins (or everything
+   * with ALLOW_PRIVATE_NETWORKS).
+   */
+  private pools: Promise<Pools> | undefined;
+  private readonly makePools: () => Promise<Pools>;
   /** Downloads in progress, by the controller that cancels them on close(). */
   private readonly active = new Map<AbortController, Promise<DownloadedFile>>();
   private closing = false;
@@ -171,10 +154,14 @@ export class Downloader {
       headersTimeout: this.opts.headersTimeoutMs,
       bodyTimeout: this.opts.bodyTimeoutMs,
     });
-    this.guarded = new Agent(agentOptions(options.policy));
-    this.open = options.policy.allowPrivateNetworks
-      ? this.guarded
-      : new Agent(agentOptions(createAddressPolicy({ allowPrivateNetworks: true, allowedHosts: [] })));
+    this.makePools = async () => {
+      const { Agent, request } = await import('undici');
+      const guarded = new Agent(agentOptions(options.policy));
+      const open = options.policy.allowPrivateNetworks
+        ? guarded
+        : new Agent(agentOptions(createAddressPolicy({ allowPrivateNetworks: true, allowedHosts: [] })));
+      return { guarded, open, request };
+    };
   }
 
   /** Downloads one URL. Throws URL_NOT_ALLOWED, DOWNLOAD_ERROR, PAYLOAD_TOO_LARGE or the abort error. */
@@ -191,31 +178,27 @@ export class Downloader {
     }
   }
 
-  private async attempts(rawUrl: string, call: DownloadCallOptions): Promise<DownloadedFile> {
+  private attempts(rawUrl: string, call: DownloadCallOptions): Promise<DownloadedFile> {
     const { signal } = call;
-    for (let attempt = 1; ; attempt++) {
-      if (signal.aborted) throw abortError(signal);
-      try {
-        return await this.followRedirects(rawUrl, signal);
-      } catch (err) {
-        if (!(err instanceof RetryableFailure)) throw err;
-        if (attempt >= this.opts.maxAttempts) {
-          throw toolError('DOWNLOAD_ERROR', `${err.error.message} (after ${attempt} attempts)`, err.error.cause);
-        }
-        let delay = this.opts.retryDelaysMs[Math.min(attempt - 1, this.opts.retryDelaysMs.length - 1)] ?? 1000;
-        if (err.retryAfterMs !== undefined) {
-          if (err.retryAfterMs > this.opts.maxRetryAfterMs) {
-            throw toolError(
-              'DOWNLOAD_ERROR',
-              `${err.error.message}; the server asks to retry after ${Math.ceil(err.retryAfterMs / 1000)} s, longer than this server waits`,
-            );
-          }
-          delay = err.retryAfterMs;
-        }
-        call.log?.warn({ url: rawUrl, attempt, delay_ms: delay, reason: err.error.message }, 'download failed, retrying');
-        await abortableSleep(delay, signal);
-      }
-    }
+    const delays = this.opts.retryDelaysMs;
+    return withRetries(() => this.followRedirects(rawUrl, signal), {
+      attempts: this.opts.maxAttempts,
+      backoffMs: (retry) => delays[Math.min(retry - 1, delays.length - 1)] ?? 1000,
+      retryable: (err) => err instanceof RetryableFailure && { retryAfterMs: err.retryAfterMs },
+      maxRetryAfterMs: this.opts.maxRetryAfterMs,
+      overLimit: 'fail',
+      retryAfterTooLong: (err, ms) =>
+        toolError(
+          'DOWNLOAD_ERROR',
+          `${(err as RetryableFailure).error.message}; the server asks to retry after ${Math.ceil(ms / 1000)} s, longer than this server waits`,
+        ),
+      giveUp: (err, attempts) =>
+        err instanceof RetryableFailure ? toolError('DOWNLOAD_ERROR', `${err.error.message} (after ${attempts} attempts)`, err.error.cause) : err,
+      onRetry: ({ attempt, delayMs, err }) =>
+        call.log?.warn({ url: rawUrl, attempt, delay_ms: delayMs, reason: (err as RetryableFailure).error.message }, 'download failed, retrying'),
+      signal,
+      abortReason: downloadAborted,
+    });
   }
 
   /** Lets in-flight downloads finish for up to graceMs, then cancels them and closes the pools. */
@@ -233,13 +216,17 @@ export class Downloader {
       for (const controller of this.active.keys()) controller.abort(shutdown);
       await Promise.allSettled([...this.active.values()]);
     }
-    await Promise.all([...new Set([this.guarded, this.open])].map((a) => a.close()));
+    if (this.pools) {
+      const { guarded, open } = await this.pools;
+      await Promise.all([...new Set([guarded, open])].map((a) => a.close()));
+    }
   }
 
   private async followRedirects(rawUrl: string, signal: AbortSignal): Promise<DownloadedFile> {
     let url = checkRequestUrl(rawUrl, this.opts.policy);
+    const { guarded, open, request } = await (this.pools ??= this.makePools());
     for (let hop = 0; ; hop++) {
-      const dispatcher = bypassesAddressCheck(url, this.opts.policy) ? this.open : this.guarded;
+      const dispatcher = bypassesAddressCheck(url, this.opts.policy) ? open : guarded;
       let res: Dispatcher.ResponseData;
       try {
         res = await request(url, {
@@ -290,7 +277,7 @@ export class Downloader {
   }
 
   private mapNetworkError(err: unknown, url: URL, signal: AbortSignal): Error {
-    if (signal.aborted) return abortError(signal);
+    if (signal.aborted) return downloadAborted(signal);
     if (isToolError(err) || err instanceof RetryableFailure) return err;
     const denied = findAddressDenial(err);
     if (denied) return toolError('URL_NOT_ALLOWED', `URL not allowed: ${denied.message}`);
@@ -302,11 +289,12 @@ export class Downloader {
 
   private async readBody(res: Dispatcher.ResponseData, url: URL, signal: AbortSignal): Promise<DownloadedFile> {
     const max = this.opts.maxBytes;
-    const declared = Number(header(res.headers, 'content-length'));
     const encoding = (header(res.headers, 'content-encoding') ?? '').trim().toLowerCase();
     const tooLarge = () =>
       toolError('PAYLOAD_TOO_LARGE', `The document is larger than the download limit of ${max} bytes (MAX_DOWNLOAD_BYTES)`);
-    if (Number.isFinite(declared) && declared > max && (encoding === '' || encoding === 'identity')) {
+    // A declared length counts encoded bytes; the cap is on decoded ones, checked while reading.
+    const declared = declaredLength(res.headers['content-length']);
+    if (declared !== undefined && declared > max && (encoding === '' || encoding === 'identity')) {
       res.body.destroy();
       throw tooLarge();
     }
@@ -320,29 +308,21 @@ export class Downloader {
             : null;
     const source: Readable = decoder ? pipeline(res.body, decoder, () => undefined) : res.body;
     const hash = createHash('sha256');
-    const chunks: Buffer[] = [];
-    let total = 0;
+    let bytes: Buffer;
     try {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
-        total += chunk.length;
-        if (total > max) {
-          source.destroy();
-          res.body.destroy();
-          throw tooLarge();
-        }
-        hash.update(chunk);
-        chunks.push(chunk);
-      }
+      bytes = await readBounded(source, max, (chunk) => hash.update(chunk));
     } catch (err) {
-      if (isToolError(err)) throw err;
+      source.destroy();
       res.body.destroy();
+      if (err instanceof BodyTooLargeError) throw tooLarge();
+      if (isToolError(err)) throw err;
       throw this.mapNetworkError(err, url, signal);
     }
     const contentDisposition = header(res.headers, 'content-disposition');
     const contentType = header(res.headers, 'content-type');
     const filename = filenameFromDisposition(contentDisposition) ?? filenameFromUrl(url);
     return {
-      bytes: Buffer.concat(chunks, total),
+      bytes,
       ...(contentType ? { contentType } : {}),
       ...(contentDisposition ? { contentDisposition } : {}),
       ...(filename ? { filename } : {}),

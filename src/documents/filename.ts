@@ -4,11 +4,12 @@
  */
 import path from 'node:path';
 
-const clean = (name: string): string | undefined => {
-  // Only the base name matters; never let a header smuggle a path.
+/** The base name of a caller- or server-supplied file name (at most 255 characters); never a path. */
+export function cleanFilename(name: string | undefined): string | undefined {
+  if (!name) return undefined;
   const base = path.posix.basename(name.replace(/\\/g, '/')).trim();
   return base && base !== '.' && base !== '..' ? base.slice(0, 255) : undefined;
-};
+}
 
 export function filenameFromDisposition(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -22,7 +23,7 @@ export function filenameFromDisposition(header: string | undefined): string | un
           m[1]!.toLowerCase() === 'utf-8'
             ? decodeURIComponent(encoded)
             : encoded.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
-        const c = clean(name);
+        const c = cleanFilename(name);
         if (c) return c;
       } catch {
         /* fall through to the plain form */
@@ -30,9 +31,9 @@ export function filenameFromDisposition(header: string | undefined): string | un
     }
   }
   const quoted = /filename\s*=\s*"((?:\\.|[^"\\])*)"/i.exec(header);
-  if (quoted) return clean(quoted[1]!.replace(/\\(.)/g, '$1'));
+  if (quoted) return cleanFilename(quoted[1]!.replace(/\\(.)/g, '$1'));
   const plain = /filename\s*=\s*([^;\s]+)/i.exec(header);
-  return plain ? clean(plain[1]!) : undefined;
+  return plain ? cleanFilename(plain[1]!) : undefined;
 }
 
 export function filenameFromUrl(url: URL | string): string | undefined {
@@ -46,7 +47,7 @@ export function filenameFromUrl(url: URL | string): string | undefined {
     } catch {
       /* keep the raw segment */
     }
-    return clean(decoded);
+    return cleanFilename(decoded);
   } catch {
     return undefined;
   }

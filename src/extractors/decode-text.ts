@@ -9,6 +9,7 @@
  */
 import chardet from 'chardet';
 import iconv from 'iconv-lite';
+import { bomOf } from './signatures.ts';
 
 export interface DecodedText {
   text: string;
@@ -66,25 +67,10 @@ export function decodeText(bytes: Buffer, opts: { contentType?: string } = {}): 
 }
 
 function decodeByBom(bytes: Buffer): DecodedText | null {
-  const b0 = bytes[0];
-  const b1 = bytes[1];
-  // UTF-32 first: its little-endian BOM starts with the UTF-16LE one.
-  if (bytes.length >= 4 && b0 === 0xff && b1 === 0xfe && bytes[2] === 0 && bytes[3] === 0) {
-    return { text: iconv.decode(bytes.subarray(4), 'utf-32le'), encoding: 'utf-32le' };
-  }
-  if (bytes.length >= 4 && b0 === 0 && b1 === 0 && bytes[2] === 0xfe && bytes[3] === 0xff) {
-    return { text: iconv.decode(bytes.subarray(4), 'utf-32be'), encoding: 'utf-32be' };
-  }
-  if (bytes.length >= 3 && b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf) {
-    return { text: bytes.subarray(3).toString('utf8'), encoding: 'utf-8' };
-  }
-  if (bytes.length >= 2 && b0 === 0xff && b1 === 0xfe) {
-    return { text: iconv.decode(bytes.subarray(2), 'utf-16le'), encoding: 'utf-16le' };
-  }
-  if (bytes.length >= 2 && b0 === 0xfe && b1 === 0xff) {
-    return { text: iconv.decode(bytes.subarray(2), 'utf-16be'), encoding: 'utf-16be' };
-  }
-  return null;
+  const bom = bomOf(bytes);
+  if (!bom) return null;
+  const body = bytes.subarray(bom.length);
+  return { text: bom.encoding === 'utf-8' ? body.toString('utf8') : iconv.decode(body, bom.encoding), encoding: bom.encoding };
 }
 
 /** `text/csv; charset="Shift_JIS"` -> 'shift_jis'; null when absent. */

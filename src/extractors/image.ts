@@ -11,6 +11,7 @@ import { readImageInfo, type ImageInfo } from './image-info.ts';
 import type { OcrPool, OcrResult } from './ocr-pool.ts';
 import { isWeakReading, recognizeUpright, withoutNoise, type UprightOcrResult } from './ocr-upright.ts';
 import type { ExtractInput, ProcessedDocument } from './types.ts';
+import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
 
 /** Images declaring more pixels than this are refused before decoding (decompression bombs). */
 export const MAX_IMAGE_PIXELS = 60_000_000;
@@ -97,8 +98,4 @@ async function ocrTiff(input: ExtractInput, pool: OcrPool): Promise<Sized> {
   }
 }
 
-function throwIfAborted(signal: AbortSignal): void {
-  if (!signal.aborted) return;
-  if (isToolError(signal.reason)) throw signal.reason;
-  throw toolError('TIMEOUT', 'Image OCR cancelled: the request was aborted or timed out');
-}
+const throwIfAborted = (signal: AbortSignal) => throwIfCancelled(signal, 'Image OCR');

@@ -11,9 +11,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
-import { createWorker, type Worker } from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
 import type { OcrWord } from './types.ts';
+import { abortError as cancelled } from '../util/abort.ts';
+import { errorText as errorMessage } from '../util/error-text.ts';
 
 export interface OcrResult {
   text: string;
@@ -59,10 +61,10 @@ interface Slot {
   psm: string;
 }
 
-const require = createRequire(import.meta.url);
+const requireHere = createRequire(import.meta.url);
 
 export function defaultLangPath(): string {
-  return path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+  return path.join(path.dirname(requireHere.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }
 
 export const DEFAULT_OCR_JOB_TIMEOUT_MS = 120_000;
@@ -83,7 +85,7 @@ export class OcrPool {
   /** Worker starts run one at a time (each loads ~15 MB of model; the first prepares the cache). */
   #startChain: Promise<unknown> = Promise.resolve();
 
-  constructor(opts: { size: number; cacheDir: string; langPath?: string; maxQueue?: number; jobTimeoutMs?: number }) {
+  constructor(opts: OcrPoolOptions) {
     this.#size = Math.max(1, Math.floor(opts.size));
     this.#cacheDir = opts.cacheDir;
     this.#langPath = opts.langPath ?? defaultLangPath();
@@ -215,6 +217,8 @@ export class OcrPool {
 
   async #spawn(): Promise<Worker> {
     const modelDir = await this.#modelDir();
+    // tesseract.js loads with the first worker, not at server start.
+    const { createWorker } = await import('tesseract.js');
     return new Promise<Worker>((resolve, reject) => {
       let pending = true;
       const fail = (err: unknown) => {
@@ -342,15 +346,10 @@ export class OcrPool {
   }
 }
 
-function abortError(signal: AbortSignal): ToolError {
-  if (isToolError(signal.reason)) return signal.reason;
-  return toolError('TIMEOUT', 'OCR cancelled: the request was aborted or timed out');
-}
+const abortError = (signal: AbortSignal) => cancelled(signal, 'OCR');
 
-function errorText(err: unknown): string {
-  const s = err instanceof Error ? err.message : String(err);
-  return s.replace(/^Error:\s*/i, '').slice(0, 200);
-}
+/** Tesseract's messages often repeat "Error:"; drop it. */
+const errorText = (err: unknown) => errorMessage(err, 200).replace(/^Error:\s*/i, '');
 
 interface TesseractWord { text: string; confidence: number }
 interface TesseractPage {

@@ -10,6 +10,8 @@ import { layoutPageText, type PositionedTextItem } from './pdf-layout.ts';
 import { loadPdf, pageHasVisualContent, PdfPasswordError, renderPage, type LoadedPdf, type PdfDocument, type PdfPage } from './pdf-render.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
 import type { ExtractInput, OcrWord, PageSpan, ProcessedDocument } from './types.ts';
+import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
+import { errorText as errorMessage } from '../util/error-text.ts';
 
 /** Pages OCR'd per document at most; further scanned pages are listed in ocr_skipped_pages. */
 export const MAX_OCR_PAGES = 30;
@@ -261,12 +263,5 @@ function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-function throwIfAborted(signal: AbortSignal): void {
-  if (!signal.aborted) return;
-  if (isToolError(signal.reason)) throw signal.reason;
-  throw toolError('TIMEOUT', 'PDF extraction cancelled: the request was aborted or timed out');
-}
-
-function errorText(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 200);
-}
+const throwIfAborted = (signal: AbortSignal) => throwIfCancelled(signal, 'PDF extraction');
+const errorText = (err: unknown) => errorMessage(err, 200);

@@ -10,6 +10,7 @@
 import * as XLSX from 'xlsx';
 import { toolError, isToolError } from '../errors.ts';
 import { assertSafeZip, looksLikeZip } from './zip.ts';
+import { hasOle2Signature } from './signatures.ts';
 import {
   analyzeTable,
   commonColumns,
@@ -47,14 +48,12 @@ const ERROR_TEXT: Record<number, string> = {
   0x2b: '#GETTING_DATA',
 };
 
-const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
-
 export async function extractSpreadsheet(input: ExtractInput): Promise<ProcessedDocument> {
   const { bytes, signal } = input;
   signal.throwIfAborted();
   const isZip = looksLikeZip(bytes);
   if (isZip) assertSafeZip(bytes);
-  else if (!bytes.subarray(0, 8).equals(OLE2_MAGIC) && !looksLikeMarkup(bytes)) {
+  else if (!hasOle2Signature(bytes) && !looksLikeMarkup(bytes)) {
     throw toolError('PROCESSING_ERROR', 'Not a valid XLSX or XLS workbook');
   }
 

@@ -6,6 +6,7 @@
  */
 import zlib from 'node:zlib';
 import { toolError } from '../errors.ts';
+import { hasZipSignature } from './signatures.ts';
 
 export interface ZipLimits {
   /** Most entries an archive may list. */
@@ -65,7 +66,7 @@ function u64(buf: Buffer, off: number): number {
 
 /** True when the bytes start like a zip (local header, or the empty-archive EOCD). */
 export function looksLikeZip(bytes: Buffer): boolean {
-  return bytes.length >= 22 && bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 3 || bytes[2] === 5);
+  return bytes.length >= 22 && hasZipSignature(bytes);
 }
 
 function findEocd(bytes: Buffer): number {

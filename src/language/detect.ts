@@ -29,10 +29,9 @@ export interface LanguageDetection {
   confidence: number;
 }
 
-/** Texts shorter than this (in characters, after trimming) are reported as English. */
-export const MIN_TEXT_CHARS = 10;
-/** Only this many leading characters are examined. */
-export const DETECTION_WINDOW_CHARS = 5000;
+import { DETECTION_WINDOW_CHARS, MIN_TEXT_CHARS } from './limits.ts';
+
+export { DETECTION_WINDOW_CHARS, MIN_TEXT_CHARS };
 /** Windows shorter than this are judged as one sample: thirds of a short paragraph say less than the whole. */
 export const SPLIT_THRESHOLD_CHARS = 600;
 export const SAMPLE_COUNT = 3;

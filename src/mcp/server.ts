@@ -35,6 +35,8 @@ export interface McpServerOptions {
   /** The id of the HTTP request carrying the call; stdio calls get a fresh id each. */
   requestId?: string;
   transport: 'mcp' | 'stdio';
+  /** HTTP: the server's shutdown signal; it stops tool calls, its reason (SHUTTING_DOWN) their error. */
+  shutdownSignal?: AbortSignal;
   /**
    * Shared across per-request servers: building a fresh Ajv per HTTP request was most of the
    * /mcp route's CPU (measured by the http-load benchmark).
@@ -49,7 +51,6 @@ export function createMcpValidator(): jsonSchemaValidator {
 
 export function mcpToolListing(tool: AnyTool): Tool {
   const output = jsonSchema(tool.output);
-  const readOnly = tool.name !== 'manage_cache';
   return {
     name: tool.name,
     title: tool.title,
@@ -57,12 +58,13 @@ export function mcpToolListing(tool: AnyTool): Tool {
     inputSchema: jsonSchema(tool.input) as Tool['inputSchema'],
     // MCP output schemas must describe an object.
     ...(output.type === 'object' ? { outputSchema: output as Tool['outputSchema'] } : {}),
+    // Declared by each tool (src/tools/define-tool.ts ToolAnnotations), never inferred here.
     annotations: {
-      title: tool.title,
-      readOnlyHint: readOnly,
-      destructiveHint: !readOnly,
-      idempotentHint: true,
-      openWorldHint: tool.group !== 'utility',
+      title: tool.annotations.title ?? tool.title,
+      readOnlyHint: tool.annotations.readOnlyHint,
+      destructiveHint: tool.annotations.destructiveHint,
+      idempotentHint: tool.annotations.idempotentHint,
+      openWorldHint: tool.annotations.openWorldHint,
     },
   };
 }
@@ -104,6 +106,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
         log,
         requestId,
         signal: extra.signal,
+        shutdownSignal: opts.shutdownSignal,
         transport: opts.transport,
       });
       const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(output) }] };

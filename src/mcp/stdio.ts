@@ -1,6 +1,6 @@
 /**
  * MCP over stdio: the same server as /mcp, speaking on stdin/stdout. Nothing else may write to
- * stdout (logs go to stderr). Resolves when the client closes the connection.
+ * stdout (logs go to stderr). Resolves when the client closes the connection or stdin ends.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
@@ -25,7 +25,10 @@ export async function startStdio(opts: StdioOptions): Promise<StdioSession> {
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
+    // The client going away (the MCP Inspector exiting, a killed parent) ends or closes stdin:
+    // the server must not outlive it.
     process.stdin.once('end', () => resolve());
+    process.stdin.once('close', () => resolve());
   });
   await server.connect(transport);
   opts.log.info({ event: 'server.start', transport: 'stdio', tools: opts.tools.length }, 'MCP stdio server ready');

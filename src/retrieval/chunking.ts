@@ -19,9 +19,11 @@ import type { PageSpan, ProcessedDocument } from '../extractors/types.ts';
 import type { Chunk } from './types.ts';
 import { contentType, importanceScore } from './chunk-importance.ts';
 import { planSpreadsheet, renderSpreadsheet, type SpreadsheetPlan } from './table-chunks.ts';
+import { MAX_CHUNK_CHARS } from './schemas.ts';
 
-/** No chunk is ever longer than this (the product's contract). */
-export const MAX_CHUNK_CHARS = 5000;
+/** No chunk is ever longer than this (the product's contract; the wire schema states it). */
+export { MAX_CHUNK_CHARS };
+
 
 export interface ChunkingProfile {
   size: number;

@@ -7,13 +7,16 @@
  * document build once. Without an embedder everything works lexically and says why.
  */
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
+import type { Static } from 'typebox';
 import type { CacheRegistry, RetrieverEntry } from '../cache/cache-registry.ts';
+import type { CallContext, DocumentSource } from '../call-context.ts';
 import { toolError } from '../errors.ts';
 import type { ProcessedDocument } from '../extractors/types.ts';
-import type { ToolContext } from '../tools/define-tool.ts';
-import { SingleFlight } from '../documents/single-flight.ts';
-import type { DocumentSource } from '../documents/document-service.ts';
-import type { Chunk, Embedder, RerankOutcome, RerankStatus } from './types.ts';
+import { errorText } from '../util/error-text.ts';
+import { SingleFlight } from '../util/single-flight.ts';
+import type { Chunk, Embedder, RerankOutcome } from './types.ts';
+import type { RetrievedChunkSchema, RetrieveResultSchema } from './schemas.ts';
 import { chunkDocument } from './chunking.ts';
 import { Analyzer, type AnalyzerOptions } from './tokenizer.ts';
 import type { Bm25Index, Bm25Params, ScoredIndex } from './bm25.ts';
@@ -26,8 +29,6 @@ import {
   type DenseSearch,
   type LexicalSearch,
   type RetrievalMode,
-  type SearchTrace,
-  type StageTimings,
 } from './search.ts';
 
 /** Bump when chunking changes, so indexes persisted by an older chunker are rebuilt. */
@@ -46,8 +47,16 @@ export interface FetchedFile {
 }
 
 export interface DocumentAccess {
-  fetch(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<FetchedFile>;
-  load(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<{ key: string; contentSha256: string; source: string; doc: ProcessedDocument }>;
+  fetch(source: DocumentSource, ctx: CallContext): Promise<FetchedFile>;
+  /**
+   * Detect and extract. `fetched` is what fetch() returned for this source in the same call; the
+   * loader uses it instead of fetching again (DocumentService takes its own FetchedDocument here).
+   */
+  load(
+    source: DocumentSource,
+    ctx: CallContext,
+    opts?: { fetched?: FetchedFile },
+  ): Promise<{ key: string; contentSha256: string; source: string; doc: ProcessedDocument }>;
 }
 
 /** The model layer (ModelManager): embedders by size or id, and a reranker that never throws. */
@@ -113,10 +122,11 @@ export class DocumentIndex implements RetrieverEntry {
     return this.dense?.embedderId ?? null;
   }
 
+  /** Memory held: the lexical index, the chunks (counted by the persisted index when there is one), vectors. */
   get approxBytes(): number {
-    const text = this.chunks.reduce((n, c) => n + c.text.length * 2 + 200, 0);
+    const chunks = this.persisted ? this.persisted.approxBytes : this.chunks.reduce((n, c) => n + c.text.length * 2 + 200, 0);
     const vectors = this.dense?.vectors?.reduce((n, v) => n + v.byteLength, 0) ?? 0;
-    return text + this.lexical.approxBytes + vectors + (this.persisted?.approxBytes ?? 0);
+    return chunks + this.lexical.approxBytes + vectors;
   }
 
   /** Dense top-k given the query vector from this index's own embedder. */
@@ -142,35 +152,9 @@ export interface RetrieveRequest {
   explain?: boolean;
 }
 
-export interface RetrievedChunk {
-  text: string;
-  chunk_index: number;
-  importance_score: number;
-  content_type: Chunk['content_type'];
-  score: number;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string[];
-  source: string;
-}
-
-export interface RetrieveResult {
-  results: RetrievedChunk[];
-  total_chunks_indexed: number;
-  retrieval: {
-    mode: RetrievalMode;
-    embedder: string | null;
-    reranker: RerankStatus;
-    reranker_model: string | null;
-    reason?: string;
-    reranker_reason?: string;
-    top_k: number;
-    candidates: number;
-    documents: Array<{ source: string; document_type: string; chunks: number; index: IndexOrigin; embedder: string | null }>;
-    timings: StageTimings & { load_ms: number };
-  };
-  trace?: Omit<SearchTrace, 'candidates'> & { candidates: Array<Omit<SearchTrace['candidates'][number], 'index' | 'duplicate_of'> & { chunk_index: number; source: string; duplicate_of?: { chunk_index: number; source: string } }> };
-}
+/** One result of retrieve_chunks; the wire schema (src/retrieval/schemas.ts) is the definition. */
+export type RetrievedChunk = Static<typeof RetrievedChunkSchema>;
+export type RetrieveResult = Static<typeof RetrieveResultSchema>;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -210,13 +194,13 @@ export class RetrievalService {
   }
 
   /** chunk_document: the document's adaptive chunks (not indexed). */
-  async chunk(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<{ chunks: Chunk[]; documentType: string; source: string }> {
+  async chunk(source: DocumentSource, ctx: CallContext): Promise<{ chunks: Chunk[]; documentType: string; source: string }> {
     const loaded = await this.documents.load(source, ctx);
     return { chunks: chunkDocument(loaded.doc), documentType: loaded.doc.kind, source: loaded.source };
   }
 
   /** The searchable index of one document: memory, else disk, else built (coalesced per document). */
-  async index(source: DocumentSource, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
+  async index(source: DocumentSource, ctx: CallContext): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
     const file = await this.documents.fetch(source, ctx);
     const key = indexKey(file);
     const cached = this.caches.retriever.get(key);
@@ -237,7 +221,7 @@ export class RetrievalService {
     key: string,
     source: DocumentSource,
     file: FetchedFile,
-    ctx: Pick<ToolContext, 'signal' | 'log'>,
+    ctx: CallContext,
     previous: DocumentIndex | null,
   ): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
     const signal = ctx.signal;
@@ -255,7 +239,7 @@ export class RetrievalService {
         }
         if (storedKey && meta && meta.contentSha256 === file.sha256) stored = await this.store.load(storedKey, meta);
       } catch (err) {
-        ctx.log?.warn({ key, err: errText(err) }, 'stored index unreadable; rebuilding');
+        ctx.log?.warn({ key, err: errorText(err) }, 'stored index unreadable; rebuilding');
       }
     }
     let chunks: Chunk[];
@@ -268,7 +252,7 @@ export class RetrievalService {
       chunks = previous.chunks;
       documentType = previous.documentType;
     } else {
-      const loaded = await this.documents.load(source, ctx);
+      const loaded = await this.documents.load(source, ctx, { fetched: file });
       chunks = chunkDocument(loaded.doc);
       documentType = loaded.doc.kind;
       sourceName = loaded.source;
@@ -298,8 +282,8 @@ export class RetrievalService {
           }
         } catch (err) {
           if (signal.aborted) throw err;
-          denseReason = `embedding with ${embedder.id} failed (${errText(err)}); retrieval is lexical`;
-          ctx.log?.warn({ key, err: errText(err) }, 'embedding failed; serving lexical');
+          denseReason = `embedding with ${embedder.id} failed (${errorText(err)}); retrieval is lexical`;
+          ctx.log?.warn({ key, err: errorText(err) }, 'embedding failed; serving lexical');
         }
       }
     }
@@ -309,7 +293,7 @@ export class RetrievalService {
         persisted = await this.store.save(key, { chunks, embedderId: null, dimension: null, contentSha256: file.sha256 }, signal);
       } catch (err) {
         if (signal.aborted) throw err;
-        ctx.log?.warn({ key, err: errText(err) }, 'could not persist the index');
+        ctx.log?.warn({ key, err: errorText(err) }, 'could not persist the index');
       }
     }
     const index = new DocumentIndex(key, sourceName, documentType, chunks, lexical, dense, denseReason, persisted);
@@ -333,12 +317,12 @@ export class RetrievalService {
         if (v.length !== embedder.dimension) throw new Error(`embedder returned ${v.length} dimensions, expected ${embedder.dimension}`);
         out.push(v);
       }
-      await new Promise<void>((r) => setImmediate(r));
+      await setImmediate();
     }
     return out;
   }
 
-  async retrieve(req: RetrieveRequest, ctx: Pick<ToolContext, 'signal' | 'log'>): Promise<RetrieveResult> {
+  async retrieve(req: RetrieveRequest, ctx: CallContext): Promise<RetrieveResult> {
     const t0 = performance.now();
     if (req.sources.length === 0) throw toolError('VALIDATION_ERROR', 'Give document_url, document_urls or upload a file');
     if (req.sources.length > MAX_DOCUMENTS) throw toolError('VALIDATION_ERROR', `At most ${MAX_DOCUMENTS} documents per call`);
@@ -459,9 +443,5 @@ export class RetrievalService {
     }
     return out;
   }
-}
-
-function errText(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
 }
 

@@ -137,8 +137,3 @@ export class Analyzer {
     return s;
   }
 }
-
-/** Distinct terms of a text, for overlap measures (diversity filter). */
-export function termSet(analyzer: Analyzer, text: string): Set<string> {
-  return new Set(analyzer.tokenize(text));
-}

@@ -2,27 +2,16 @@
  * Contracts between chunking, lexical search, the model layer (embedders, reranker, HNSW store)
  * and the retrieval pipeline.
  */
-export type ChunkContentType = 'table' | 'list' | 'heading' | 'text';
+import type { Static } from 'typebox';
+import type { ChunkSchema, ContentTypeSchema } from './schemas.ts';
 
-export interface Chunk {
-  text: string;
-  chunk_index: number;
-  total_chunks: number;
-  importance_score: number;
-  content_type: ChunkContentType;
-  doc_type: string;
-  /** Page (or slide / sheet) range from the extractor's page map; null when the format has none. */
-  page_start: number | null;
-  page_end: number | null;
-  /**
-   * Char offsets [char_start, char_end) into the document content; for spreadsheets (xlsx, xls,
-   * csv), whose content is a preview, into the chunk texts joined by blank lines.
-   */
-  char_start: number;
-  char_end: number;
-  /** Markdown heading path leading to this chunk, outermost first. */
-  heading_path: string[];
-}
+export type ChunkContentType = Static<typeof ContentTypeSchema>;
+
+/**
+ * A chunk as the pipeline keeps it: the wire shape chunk_document publishes (ChunkSchema: pages,
+ * char offsets into the content, heading path) plus the document kind it came from.
+ */
+export type Chunk = Static<typeof ChunkSchema> & { doc_type: string };
 
 export type EmbedKind = 'query' | 'passage';
 

@@ -1,9 +1,12 @@
 /** chunk_document: a document cut into adaptive, overlapping chunks with pages and heading paths. */
 import Type from 'typebox';
+import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
+import { assertHasChunks } from './no-text.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl } from './schemas/documents.ts';
-import { sourceFrom } from '../documents/tool-output.ts';
-import { MAX_CHUNK_CHARS } from '../retrieval/chunking.ts';
+import { sourceFrom } from './tool-output.ts';
+import { ChunkSchema } from '../retrieval/schemas.ts';
 
 export const MAX_LISTED_CHUNKS = 10_000;
 
@@ -13,25 +16,6 @@ const Input = Type.Object(
     max_chunks: Type.Optional(
       Type.Integer({ minimum: 1, maximum: MAX_LISTED_CHUNKS, description: `Return at most this many chunks (default and maximum ${MAX_LISTED_CHUNKS}); chunk_count is always the full count` }),
     ),
-  },
-  { additionalProperties: false },
-);
-
-export const ContentTypeSchema = Type.Union([Type.Literal('table'), Type.Literal('list'), Type.Literal('heading'), Type.Literal('text')]);
-const PageNumber = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Page, slide or sheet number; null when the format has none' });
-
-const ChunkSchema = Type.Object(
-  {
-    text: Type.String({ maxLength: MAX_CHUNK_CHARS, description: `Chunk text, at most ${MAX_CHUNK_CHARS} characters` }),
-    chunk_index: Type.Integer({ minimum: 0 }),
-    total_chunks: Type.Integer({ minimum: 0 }),
-    importance_score: Type.Number({ minimum: 0, maximum: 1, description: 'Heuristic 0-1: headings, numbers, keywords raise it; very short chunks lower it' }),
-    content_type: ContentTypeSchema,
-    page_start: PageNumber,
-    page_end: PageNumber,
-    char_start: Type.Integer({ minimum: 0, description: 'Offset of the chunk in the document content (spreadsheets: in the chunk texts joined by blank lines, since their content is a 20-row preview)' }),
-    char_end: Type.Integer({ minimum: 0, description: 'End offset (exclusive)' }),
-    heading_path: Type.Array(Type.String(), { description: 'Headings (or slide / sheet name) leading to the chunk, outermost first' }),
   },
   { additionalProperties: false },
 );
@@ -60,10 +44,19 @@ export const chunkDocumentTool = defineTool({
   output: Output,
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/documents/chunk' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'docx',
+      summary: 'Chunks of a Word document (an excerpt of the AutoGen paper)',
+      value: { document_url: SAMPLE_URLS.docx, max_chunks: 20 },
+    },
+  ],
   upload: { urlField: 'document_url' },
-  formats: ['pdf', 'docx', 'pptx', 'xlsx', 'xls', 'csv', 'image', 'html', 'text'],
+  formats: DOCUMENT_KINDS,
   async handler(input, ctx) {
     const { chunks, documentType, source } = await ctx.services.retrieval.chunk(sourceFrom(input.document_url, ctx), ctx);
+    assertHasChunks(chunks.length);
     const limit = input.max_chunks ?? MAX_LISTED_CHUNKS;
     return {
       chunks: chunks.slice(0, limit).map((c) => ({

@@ -1,7 +1,7 @@
 /** detect_language: the language of a text, as an ISO 639-1 code, its name and a confidence. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { detectLanguage, DETECTION_WINDOW_CHARS, MIN_TEXT_CHARS } from '../language/detect.ts';
+import { DETECTION_WINDOW_CHARS, MIN_TEXT_CHARS } from '../language/limits.ts';
 import { SUPPORTED_LANGUAGES } from '../language/languages.ts';
 
 export const DETECT_LANGUAGE_MAX_CHARS = 100_000;
@@ -47,7 +47,14 @@ export const detectLanguageTool = defineTool({
   output: Output,
   timeoutClass: 'utility',
   rest: { method: 'POST', path: '/v1/language/detect' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  examples: [
+    { name: 'french', summary: 'A French sentence', value: { text: 'Ceci est un petit texte en français pour montrer la détection de la langue.' } },
+    { name: 'hindi', summary: 'A Hindi sentence', value: { text: 'यह भाषा पहचान का एक छोटा सा उदाहरण है।' } },
+  ],
   async handler(input) {
+    // The n-gram model loads on the first call (or when the server warms up after listen).
+    const { detectLanguage } = await import('../language/detect.ts');
     return detectLanguage(input.text);
   },
 });

@@ -1,9 +1,10 @@
 /** extract_csv_tables: a CSV/TSV file as a table, with delimiter and encoding detected. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl } from './schemas/documents.ts';
 import { TablesOutput } from './extract-xlsx-tables.ts';
-import { MAX_LISTED_TABLES, sourceFrom, wireTable } from '../documents/tool-output.ts';
+import { MAX_LISTED_TABLES, sourceFrom, wireTable } from './tool-output.ts';
 
 const Input = Type.Object({ document_url: DocumentUrl }, { additionalProperties: false });
 
@@ -18,6 +19,8 @@ export const extractCsvTablesTool = defineTool({
   output: TablesOutput,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/csv' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [{ name: 'semicolons', summary: 'A semicolon-delimited CSV file as a Markdown table', value: { document_url: SAMPLE_URLS.csv } }],
   upload: { urlField: 'document_url' },
   formats: ['csv'],
   async handler(input, ctx) {

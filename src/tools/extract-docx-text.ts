@@ -1,8 +1,9 @@
 /** extract_docx_text: the text of a Word document as Markdown (headings, lists, tables). */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl, MaxChars, TextResultFields } from './schemas/documents.ts';
-import { extractTextResult } from '../documents/text-result.ts';
+import { extractTextResult } from './text-result.ts';
 
 const Input = Type.Object({ document_url: DocumentUrl, max_chars: Type.Optional(MaxChars) }, { additionalProperties: false });
 
@@ -25,6 +26,14 @@ export const extractDocxTextTool = defineTool({
   output: Output,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/docx' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'docx',
+      summary: 'The text of a Word document, headings and tables as Markdown',
+      value: { document_url: SAMPLE_URLS.docx, max_chars: 20_000 },
+    },
+  ],
   upload: { urlField: 'document_url' },
   formats: ['docx'],
   async handler(input, ctx) {

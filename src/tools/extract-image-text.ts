@@ -1,8 +1,9 @@
 /** extract_image_text: OCR of one image, with per-word confidence. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { ImageUrl, LanguageFields, MaxChars, Metadata } from './schemas/documents.ts';
-import { clipText, contentBudget, sourceFrom } from '../documents/tool-output.ts';
+import { clipText, contentBudget, sourceFrom } from './tool-output.ts';
 
 /** Words listed per result; word_count in metadata reports them all. */
 export const MAX_LISTED_WORDS = 5_000;
@@ -43,6 +44,14 @@ export const extractImageTextTool = defineTool({
   output: Output,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/image' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'photo',
+      summary: 'OCR of a photographed paper page (JPEG)',
+      value: { image_url: SAMPLE_URLS.image, max_chars: 20_000 },
+    },
+  ],
   upload: { urlField: 'image_url' },
   formats: ['image'],
   async handler(input, ctx) {

@@ -1,8 +1,9 @@
 /** extract_pdf_text: the text of a PDF, page by page, with OCR for scanned pages. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl, MaxChars, TextResultFields } from './schemas/documents.ts';
-import { extractTextResult } from '../documents/text-result.ts';
+import { extractTextResult } from './text-result.ts';
 
 const Input = Type.Object({ document_url: DocumentUrl, max_chars: Type.Optional(MaxChars) }, { additionalProperties: false });
 
@@ -26,6 +27,14 @@ export const extractPdfTextTool = defineTool({
   output: Output,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/pdf' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'invoice',
+      summary: 'The text of a three-page invoice, with page markers',
+      value: { document_url: SAMPLE_URLS.invoicePdf, max_chars: 20_000 },
+    },
+  ],
   upload: { urlField: 'document_url' },
   formats: ['pdf'],
   async handler(input, ctx) {

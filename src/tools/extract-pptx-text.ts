@@ -1,8 +1,9 @@
 /** extract_pptx_text: the text of a presentation, slide by slide, with speaker notes. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl, MaxChars, TextResultFields } from './schemas/documents.ts';
-import { extractTextResult } from '../documents/text-result.ts';
+import { extractTextResult } from './text-result.ts';
 
 const Input = Type.Object({ document_url: DocumentUrl, max_chars: Type.Optional(MaxChars) }, { additionalProperties: false });
 
@@ -25,6 +26,14 @@ export const extractPptxTextTool = defineTool({
   output: Output,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/pptx' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'pptx',
+      summary: 'The text of a six-slide deck, slide by slide',
+      value: { document_url: SAMPLE_URLS.pptx, max_chars: 20_000 },
+    },
+  ],
   upload: { urlField: 'document_url' },
   formats: ['pptx'],
   async handler(input, ctx) {

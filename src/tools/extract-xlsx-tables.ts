@@ -1,8 +1,9 @@
 /** extract_xlsx_tables: every sheet of an Excel workbook (XLSX or legacy XLS) as a table. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl, Metadata, TableItem } from './schemas/documents.ts';
-import { MAX_LISTED_TABLES, sourceFrom, wireTable } from '../documents/tool-output.ts';
+import { MAX_LISTED_TABLES, sourceFrom, wireTable } from './tool-output.ts';
 
 const Input = Type.Object({ document_url: DocumentUrl }, { additionalProperties: false });
 
@@ -28,6 +29,8 @@ export const extractXlsxTablesTool = defineTool({
   output: TablesOutput,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/xlsx' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [{ name: 'xlsx', summary: 'The two sheets of a workbook as Markdown tables', value: { document_url: SAMPLE_URLS.xlsx } }],
   upload: { urlField: 'document_url' },
   formats: ['xlsx', 'xls'],
   async handler(input, ctx) {

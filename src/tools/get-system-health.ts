@@ -6,7 +6,7 @@
 import os from 'node:os';
 import Type from 'typebox';
 import { defineTool, TIMEOUT_SECONDS, type TimeoutClass } from './define-tool.ts';
-import { CacheLayerStatsSchema } from './schemas.ts';
+import { CacheLayerStatsSchema } from '../cache/ttl-cache.ts';
 import { supportedFormats } from './formats.ts';
 import { cacheLayerStats } from './manage-cache.ts';
 import { PACKAGE_INFO } from '../package-info.ts';
@@ -108,6 +108,7 @@ export const getSystemHealthTool = defineTool({
   output: Output,
   timeoutClass: 'utility',
   rest: { method: 'GET', path: '/v1/system/health' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(_input, { services, tools, log }) {
     const { config } = services;
     let status: 'ok' | 'degraded' = 'ok';

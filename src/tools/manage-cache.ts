@@ -1,8 +1,7 @@
 /** manage_cache: statistics of every cache layer, or clear them all. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { CacheLayerStatsSchema } from './schemas.ts';
-import type { CacheLayerStats } from '../cache/ttl-cache.ts';
+import { CacheLayerStatsSchema, type CacheLayerStats } from '../cache/ttl-cache.ts';
 import type { Services } from '../services.ts';
 
 const Input = Type.Object(
@@ -47,6 +46,12 @@ export const manageCacheTool = defineTool({
   output: Output,
   timeoutClass: 'utility',
   rest: { method: 'POST', path: '/v1/cache' },
+  // "clear" empties every cache layer; calling it again changes nothing more.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  examples: [
+    { name: 'stats', summary: 'Statistics of every cache layer', value: { action: 'stats' } },
+    { name: 'clear', summary: 'Empty every cache layer (downloads, documents, indexes)', value: { action: 'clear' } },
+  ],
   async handler(input, { services }) {
     const action = input.action ?? 'stats';
     let evicted: Record<string, number> | undefined;

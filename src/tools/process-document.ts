@@ -1,6 +1,9 @@
 /** process_document: any supported document -> content, tables, images, URLs and language. */
 import Type from 'typebox';
+import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
+import { assertHasText } from './no-text.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl, LanguageFields, MaxChars, Metadata, TableItem, UrlItem } from './schemas/documents.ts';
 import {
   clipText,
@@ -10,7 +13,7 @@ import {
   sourceFrom,
   wireTable,
   wireUrl,
-} from '../documents/tool-output.ts';
+} from './tool-output.ts';
 
 const Input = Type.Object(
   {
@@ -50,10 +53,24 @@ export const processDocumentTool = defineTool({
   output: Output,
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/documents/process' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'pdf',
+      summary: 'A one-page PDF: the first page of the AutoGen paper',
+      value: { document_url: SAMPLE_URLS.pdf, max_chars: 20_000 },
+    },
+    {
+      name: 'pptx',
+      summary: 'A six-slide PowerPoint deck with a chart, a table and pictures',
+      value: { document_url: SAMPLE_URLS.pptx, max_chars: 20_000 },
+    },
+  ],
   upload: { urlField: 'document_url' },
-  formats: ['pdf', 'docx', 'pptx', 'xlsx', 'xls', 'csv', 'image', 'html', 'text'],
+  formats: DOCUMENT_KINDS,
   async handler(input, ctx) {
     const { doc, source } = await ctx.services.documents.load(sourceFrom(input.document_url, ctx), ctx);
+    assertHasText(doc.kind, doc.content, doc.tables.length);
     const content = clipText(doc.content, contentBudget(input.max_chars));
     return {
       content: content.text,

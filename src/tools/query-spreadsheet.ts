@@ -1,8 +1,9 @@
 /** query_spreadsheet: rows of an XLSX, XLS or CSV file containing a value (case-insensitive). */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
+import { SAMPLE_URLS, SAMPLE_XLSX_UUID } from './examples.ts';
 import { DocumentUrl } from './schemas/documents.ts';
-import { sourceFrom } from '../documents/tool-output.ts';
+import { sourceFrom } from './tool-output.ts';
 import { DEFAULT_QUERY_LIMIT, MAX_QUERY_LIMIT, querySpreadsheet } from '../extractors/spreadsheet-query.ts';
 
 const Input = Type.Object(
@@ -50,6 +51,14 @@ export const querySpreadsheetTool = defineTool({
   output: Output,
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/spreadsheets/query' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'xlsx_column',
+      summary: 'Find the row whose Beta column contains a UUID prefix',
+      value: { document_url: SAMPLE_URLS.xlsx, search_value: SAMPLE_XLSX_UUID.slice(0, 8), column: 'Beta', limit: 10 },
+    },
+  ],
   upload: { urlField: 'document_url' },
   formats: ['xlsx', 'xls', 'csv'],
   async handler(input, ctx) {

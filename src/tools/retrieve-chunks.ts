@@ -4,16 +4,17 @@
  * loaded, near-duplicates dropped — with what served the call and, on request, a per-stage trace.
  */
 import Type from 'typebox';
+import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
+import { assertHasChunks } from './no-text.ts';
+import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl } from './schemas/documents.ts';
 import { toolError } from '../errors.ts';
-import { ContentTypeSchema } from './chunk-document.ts';
+import { RetrievalModeSchema, RetrieveResultSchema } from '../retrieval/schemas.ts';
 import { DEFAULT_TOP_K, MAX_DOCUMENTS, MAX_TOP_K } from '../retrieval/retrieval-service.ts';
-import type { DocumentSource } from '../documents/document-service.ts';
+import type { DocumentSource } from '../call-context.ts';
 
-const Mode = Type.Union([Type.Literal('lexical'), Type.Literal('dense'), Type.Literal('hybrid')], {
-  description: 'lexical (BM25), dense (embeddings) or hybrid (both, fused). Default: hybrid when an embedding model is available, else lexical',
-});
+const Mode = RetrievalModeSchema;
 
 const Input = Type.Object(
   {
@@ -30,105 +31,8 @@ const Input = Type.Object(
   { additionalProperties: false },
 );
 
-const PageNumber = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]);
-const Rank = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]);
-const ChunkRef = { chunk_index: Type.Integer({ minimum: 0 }), source: Type.String() };
-
-const Result = Type.Object(
-  {
-    text: Type.String(),
-    chunk_index: Type.Integer({ minimum: 0 }),
-    importance_score: Type.Number({ minimum: 0, maximum: 1 }),
-    content_type: ContentTypeSchema,
-    score: Type.Number({ description: 'Final-stage score: cross-encoder logit when reranked, else RRF (hybrid), BM25 (lexical) or cosine (dense)' }),
-    page_start: PageNumber,
-    page_end: PageNumber,
-    heading_path: Type.Array(Type.String()),
-    source: Type.String({ description: 'The document this chunk comes from (URL, or "upload:" and the file name)' }),
-  },
-  { additionalProperties: false },
-);
-
-const Ms = Type.Optional(Type.Number({ minimum: 0 }));
-const Retrieval = Type.Object(
-  {
-    mode: Mode,
-    embedder: Type.Union([Type.String(), Type.Null()], { description: 'Embedding model that served dense search; null in lexical mode' }),
-    reranker: Type.Union([Type.Literal('used'), Type.Literal('unavailable'), Type.Literal('skipped'), Type.Literal('failed')]),
-    reranker_model: Type.Union([Type.String(), Type.Null()]),
-    reason: Type.Optional(Type.String({ description: 'Why retrieval is lexical when no mode was asked for' })),
-    reranker_reason: Type.Optional(Type.String({ description: 'Why the reranker was not used' })),
-    top_k: Type.Integer({ minimum: 1 }),
-    candidates: Type.Integer({ minimum: 1, description: 'Candidates taken from each first stage: max(20, 3 x top_k)' }),
-    documents: Type.Array(
-      Type.Object(
-        {
-          source: Type.String(),
-          document_type: Type.String(),
-          chunks: Type.Integer({ minimum: 0 }),
-          index: Type.Union([Type.Literal('memory'), Type.Literal('disk'), Type.Literal('built')], { description: 'Where the index came from' }),
-          embedder: Type.Union([Type.String(), Type.Null()]),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    timings: Type.Object(
-      { load_ms: Type.Number({ minimum: 0 }), lexical_ms: Ms, dense_ms: Ms, fusion_ms: Ms, rerank_ms: Ms, diversity_ms: Ms, total_ms: Type.Number({ minimum: 0 }) },
-      { additionalProperties: false, description: 'Milliseconds per stage; load_ms covers fetching and indexing' },
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const TraceCandidate = Type.Object(
-  {
-    ...ChunkRef,
-    lexical_rank: Rank,
-    lexical_score: Type.Union([Type.Number(), Type.Null()]),
-    dense_rank: Rank,
-    dense_score: Type.Union([Type.Number(), Type.Null()]),
-    fused_rank: Type.Integer({ minimum: 1 }),
-    fused_score: Type.Number(),
-    rerank_rank: Rank,
-    rerank_score: Type.Union([Type.Number(), Type.Null()]),
-    rerank_delta: Type.Union([Type.Integer(), Type.Null()], { description: 'fused_rank - rerank_rank: positive when reranking moved it up' }),
-    final_rank: Rank,
-    dropped_reason: Type.Optional(Type.Union([Type.Literal('duplicate'), Type.Literal('reranked_out')])),
-    duplicate_of: Type.Optional(Type.Object(ChunkRef, { additionalProperties: false })),
-  },
-  { additionalProperties: false },
-);
-
-const Trace = Type.Object(
-  {
-    stages: Type.Array(Type.String()),
-    rrf_k: Type.Union([Type.Integer(), Type.Null()]),
-    candidates_per_stage: Type.Integer({ minimum: 1 }),
-    diversity_threshold: Type.Union([Type.Number(), Type.Null()]),
-    candidates: Type.Array(TraceCandidate),
-    summary: Type.Object(
-      {
-        moved_up: Type.Integer({ minimum: 0 }),
-        moved_down: Type.Integer({ minimum: 0 }),
-        unchanged: Type.Integer({ minimum: 0 }),
-        new: Type.Integer({ minimum: 0 }),
-        dropped: Type.Integer({ minimum: 0 }),
-      },
-      { additionalProperties: false, description: 'The answer compared with the fused top_k before reranking and de-duplication' },
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const Output = Type.Object(
-  {
-    results: Type.Array(Result),
-    total_chunks_indexed: Type.Integer({ minimum: 0 }),
-    retrieval: Retrieval,
-    trace: Type.Optional(Trace),
-  },
-  { additionalProperties: false },
-);
+/** The output schema lives with the retrieval layer, whose RetrieveResult type is derived from it. */
+const Output = RetrieveResultSchema;
 
 export const retrieveChunksTool = defineTool({
   name: 'retrieve_chunks',
@@ -144,8 +48,21 @@ export const retrieveChunksTool = defineTool({
   output: Output,
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/documents/retrieve' },
-  upload: { urlField: 'document_url' },
-  formats: ['pdf', 'docx', 'pptx', 'xlsx', 'xls', 'csv', 'image', 'html', 'text'],
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  examples: [
+    {
+      name: 'one_document',
+      summary: 'The three chunks of a PDF most relevant to a question',
+      value: { document_url: SAMPLE_URLS.pdf, query: 'How do agents converse to solve tasks?', top_k: 3, rerank: true, explain: false },
+    },
+    {
+      name: 'several_documents',
+      summary: 'Search two documents at once (document_urls instead of document_url)',
+      value: { document_urls: [SAMPLE_URLS.pdf, SAMPLE_URLS.pptx], query: 'multi-agent conversation framework', top_k: 5 },
+    },
+  ],
+  upload: { urlField: 'document_url', alsoUrlFields: ['document_urls'] },
+  formats: DOCUMENT_KINDS,
   async handler(input, ctx) {
     const sources: DocumentSource[] = [];
     if (ctx.upload) {
@@ -160,7 +77,7 @@ export const retrieveChunksTool = defineTool({
     } else {
       throw toolError('VALIDATION_ERROR', 'give document_url, document_urls, or upload the file');
     }
-    return ctx.services.retrieval.retrieve(
+    const result = await ctx.services.retrieval.retrieve(
       {
         sources,
         query: input.query,
@@ -171,5 +88,8 @@ export const retrieveChunksTool = defineTool({
       },
       ctx,
     );
+    // Among several documents an empty one just adds no chunks; when none has text, say so.
+    assertHasChunks(result.total_chunks_indexed);
+    return result;
   },
 });

@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Config } from '../config.ts';
-import { TIMEOUT_SECONDS, type AnyTool, type UploadedFile } from './define-tool.ts';
+import type { UploadedFile } from '../call-context.ts';
+import { TIMEOUT_SECONDS, type AnyTool } from './define-tool.ts';
 
 export interface RunToolOptions {
   services: Services;
@@ -16,8 +17,13 @@ export interface RunToolOptions {
   requestId: string;
   /** The registry this call is served from. */
   tools?: readonly AnyTool[];
-  /** Aborts the call early (client disconnect, MCP cancellation, shutdown). */
+  /** Aborts the call early (client disconnect, MCP cancellation). */
   signal?: AbortSignal;
+  /**
+   * The server's shutdown signal (long-lived: followed with a listener removed when the call
+   * ends, never through AbortSignal.any, which leaks on Node 20). Its reason is the call's error.
+   */
+  shutdownSignal?: AbortSignal;
   upload?: UploadedFile;
   /** For the logs: rest | mcp | stdio. */
   transport: string;
@@ -36,7 +42,7 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
 
   let timer: NodeJS.Timeout | undefined;
-  let onParentAbort: (() => void) | undefined;
+  const unlink: (() => void)[] = [];
   // Settles only with a rejection: whichever of timeout / caller abort comes first.
   const guard = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -45,14 +51,22 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
       reject(err);
     }, timeoutMs);
     timer.unref?.();
-    if (opts.signal) {
-      onParentAbort = () => {
-        const err = toolError('PROCESSING_ERROR', 'The request was cancelled by the client');
-        controller.abort(err);
-        reject(err);
-      };
-      if (opts.signal.aborted) onParentAbort();
-      else opts.signal.addEventListener('abort', onParentAbort, { once: true });
+    const stop = (signal: AbortSignal) => {
+      // A coded reason (the server shutting down) is the answer; anything else is the client leaving.
+      const reason: unknown = signal.reason;
+      const err = isToolError(reason) ? reason : toolError('PROCESSING_ERROR', 'The request was cancelled by the client');
+      controller.abort(err);
+      reject(err);
+    };
+    for (const signal of [opts.signal, opts.shutdownSignal]) {
+      if (!signal) continue;
+      if (signal.aborted) {
+        stop(signal);
+        break;
+      }
+      const listener = () => stop(signal);
+      signal.addEventListener('abort', listener, { once: true });
+      unlink.push(() => signal.removeEventListener('abort', listener));
     }
   });
 
@@ -77,7 +91,7 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
     throw logFailure(err, controller.signal, log, elapsed());
   } finally {
     clearTimeout(timer);
-    if (onParentAbort) opts.signal?.removeEventListener('abort', onParentAbort);
+    for (const remove of unlink) remove();
     // Whatever the outcome, anything the handler left running is told to stop.
     if (!controller.signal.aborted) controller.abort(toolError('PROCESSING_ERROR', 'The call has ended'));
   }

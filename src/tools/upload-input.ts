@@ -8,7 +8,8 @@ import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
 import type { TObject } from 'typebox';
 import { toolError } from '../errors.ts';
-import type { UploadedFile } from './define-tool.ts';
+import type { UploadedFile } from '../call-context.ts';
+import { cleanFilename, filenameFromDisposition } from '../documents/filename.ts';
 import { checkInput, formatIssue, omitProperty } from './validate-input.ts';
 
 export const UPLOAD_FIELD = 'file';
@@ -28,18 +29,19 @@ function bothGiven(urlField: string): never {
   throw toolError('VALIDATION_ERROR', `send either a file or ${urlField}, not both`);
 }
 
-function filenameFromDisposition(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const star = /filename\*\s*=\s*(?:UTF-8'')?([^;]+)/i.exec(header);
-  if (star) {
-    try {
-      return decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''));
-    } catch {
-      /* fall through to the plain parameter */
+/**
+ * The form's parts. A second file trips the parser's limit of one file, which it reports as a
+ * size error (413); it is an input error: one document per call.
+ */
+async function* oneFilePerCall<T>(parts: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* parts;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'FST_FILES_LIMIT') {
+      throw toolError('VALIDATION_ERROR', `send one file per call: this form has more than one file (send the document as "${UPLOAD_FIELD}")`);
     }
+    throw err;
   }
-  const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/i.exec(header);
-  return plain ? (plain[2] ?? plain[1]).trim() : undefined;
 }
 
 export interface UploadLimits {
@@ -60,19 +62,21 @@ export async function readUploadCall(
     const parts = request.parts({
       limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: 1024 * 1024, parts: 40 },
     });
-    for await (const part of parts) {
+    for await (const part of oneFilePerCall(parts)) {
       if (part.type === 'file') {
         if (part.fieldname !== UPLOAD_FIELD) {
           part.file.resume();
           throw toolError('VALIDATION_ERROR', `body/${part.fieldname} is not a file field: send the document as "${UPLOAD_FIELD}"`);
         }
-        upload = { bytes: await part.toBuffer(), filename: part.filename || undefined, contentType: part.mimetype || undefined };
+        upload = { bytes: await part.toBuffer(), filename: cleanFilename(part.filename), contentType: part.mimetype || undefined };
       } else {
         fields[part.fieldname] = part.value;
       }
     }
     if (!upload) return { input: validated(schema, fields, 'body', true) };
     if (fields[urlField] !== undefined && fields[urlField] !== '') bothGiven(urlField);
+    // An empty URL field next to the file (HTML forms send every field) means "no URL".
+    delete fields[urlField];
     if (upload.bytes.byteLength === 0) throw toolError('VALIDATION_ERROR', `body/${UPLOAD_FIELD} is empty`);
     return { input: validated(withoutUrl, fields, 'body', true), upload };
   }

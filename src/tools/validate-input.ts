@@ -1,7 +1,9 @@
 /**
  * Input validation shared by every transport: REST (as Fastify's validator compiler) and MCP use
  * the same TypeBox schema, the same defaults and the same messages, so a call behaves the same
- * whichever way it arrives. Unknown properties are dropped, as clients often send extras.
+ * whichever way it arrives. Unknown properties are refused (VALIDATION_ERROR naming the field)
+ * wherever the published schema says additionalProperties: false, as it does for every tool input:
+ * a misspelt option must not be ignored silently.
  */
 import Type, { type TObject, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -36,22 +38,38 @@ export interface CheckOptions {
   convert?: boolean;
 }
 
-/** Applies defaults, drops unknown properties, checks; returns the value to use or the first issue. */
+/** Applies defaults, checks (unknown properties included); returns the value to use or the first issue. */
 export function checkInput(schema: TSchema, input: unknown, opts: CheckOptions = {}): CheckResult {
   let value: unknown = input === undefined || input === null ? {} : input;
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     value = Value.Default(schema, structuredClone(value));
     if (opts.convert) value = Value.Convert(schema, value);
-    value = Value.Clean(schema, value);
   }
   const c = compile(schema);
   if (c.Check(value)) return { ok: true, value };
-  return { ok: false, issue: describe([...c.Errors(value)] as unknown as InputIssue[]) };
+  return { ok: false, issue: describe(schema, [...c.Errors(value)] as unknown as InputIssue[]) };
+}
+
+/** The property names of the object schema at a schema path such as "#/properties/n". */
+function knownProperties(schema: TSchema, schemaPath: string): string[] {
+  let node: unknown = schema;
+  for (const part of schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean)) {
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  }
+  const properties = node !== null && typeof node === 'object' ? (node as { properties?: unknown }).properties : undefined;
+  return properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
 }
 
 /** Picks the most useful error and words it so that the field name leads. */
-function describe(errors: InputIssue[]): InputIssue {
+function describe(schema: TSchema, errors: InputIssue[]): InputIssue {
   const first = errors.find((e) => e.keyword !== 'boolean') ?? errors[0];
+  if (first.keyword === 'additionalProperties') {
+    const unknown = (first.params.additionalProperties as string[] | undefined) ?? [];
+    const known = knownProperties(schema, first.schemaPath);
+    const others = unknown.length > 1 ? `; also unknown: ${unknown.slice(1).join(', ')}` : '';
+    const expected = known.length > 0 ? `known fields: ${known.join(', ')}` : 'this object takes no fields';
+    return { ...first, instancePath: `${first.instancePath}/${unknown[0] ?? ''}`, message: `is not a known field (${expected}${others})` };
+  }
   if (first.keyword === 'required') {
     const missing = (first.params.requiredProperties as string[] | undefined) ?? [];
     return { ...first, instancePath: `${first.instancePath}/${missing[0] ?? ''}`, message: 'is required' };
@@ -75,10 +93,23 @@ export function formatIssue(issue: InputIssue, prefix = ''): string {
   return where ? `${where} ${issue.message}` : `input ${issue.message}`;
 }
 
-/** A copy of an object schema without one property (the URL field when a file is uploaded). */
+const omitted = new WeakMap<TObject, Map<string, TObject>>();
+
+/**
+ * A copy of an object schema without one property (the URL field when a file is uploaded). The
+ * same (schema, name) gives the same object every time, so its compiled validator is built once
+ * per tool rather than once per upload request.
+ */
 export function omitProperty(schema: TObject, name: string): TObject {
-  const properties: Record<string, TSchema> = { ...schema.properties };
-  delete properties[name];
-  const { type: _t, properties: _p, required: _r, ...options } = schema as unknown as Record<string, unknown>;
-  return Type.Object(properties, options);
+  let byName = omitted.get(schema);
+  if (!byName) omitted.set(schema, (byName = new Map()));
+  let out = byName.get(name);
+  if (!out) {
+    const properties: Record<string, TSchema> = { ...schema.properties };
+    delete properties[name];
+    const { type: _t, properties: _p, required: _r, ...options } = schema as unknown as Record<string, unknown>;
+    out = Type.Object(properties, options);
+    byName.set(name, out);
+  }
+  return out;
 }

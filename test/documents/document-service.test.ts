@@ -2,6 +2,7 @@
  * DocumentService: caches, coalescing, cancellation, uploads, kind checks and the finishing steps
  * (URLs, language). Downloads come from a loopback server with the private-network opt-in.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,14 +14,16 @@ import { toolError } from '../../src/errors.ts';
 import { OcrPool } from '../../src/extractors/ocr-pool.ts';
 import type { ExtractInput, ProcessedDocument } from '../../src/extractors/types.ts';
 import { startLocalServer, type LocalServer } from './fixtures/local-server.ts';
+import { makeMinimalPdf, MINIMAL_PDF } from '../fixtures-gen/minimal-pdf.ts';
+import { DOCX_FACTS, makeSampleDocx } from '../../scripts/fixtures/make-office-fixtures.ts';
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
-const pdfBytes = fs.readFileSync(path.join(CORPUS, 'pdf/test.pdf'));
-const docxBytes = fs.readFileSync(path.join(CORPUS, 'docx/test.docx'));
-
+// Generated once per file: a two-page PDF and a DOCX with known text.
+const pdfBytes = makeMinimalPdf();
+const pdfSha = createHash('sha256').update(pdfBytes).digest('hex');
+let docxBytes: Buffer;
 let server: LocalServer;
 t.before(async () => {
-  server = await startLocalServer();
+  [docxBytes, server] = await Promise.all([makeSampleDocx(), startLocalServer()]);
 });
 t.teardown(() => server.close());
 
@@ -84,8 +87,8 @@ t.test('10 concurrent loads of one URL: 1 download, 1 extraction, then cache hit
   const keys = new Set(results.map((r) => r.key));
   t.equal(keys.size, 1);
   t.ok(results.every((r) => r.doc === results[0]!.doc), 'every caller got the same document');
-  t.match(results[0]!.key, /^[0-9a-f]{16}-77c4014cf15ea5e5$/, 'sha256(url)[:16] - sha256(content)[:16]');
-  t.equal(results[0]!.contentSha256, '77c4014cf15ea5e56663e9b8093ddc2a89a9224c15d6a9eb2aa8af2b48e1b237');
+  t.equal(results[0]!.key, `${createHash('sha256').update(url).digest('hex').slice(0, 16)}-${pdfSha.slice(0, 16)}`, 'sha256(url)[:16] - sha256(content)[:16]');
+  t.equal(results[0]!.contentSha256, pdfSha);
   t.equal(results[0]!.source, url);
 
   const again = await service.load({ url }, { signal: signal() });
@@ -165,7 +168,7 @@ t.test('uploads are keyed by content hash', async (t) => {
   const { service } = make(t, { extractors: { pdf: pdf.extractor } });
   const upload = { bytes: pdfBytes, filename: 'paper.pdf', contentType: 'application/pdf' };
   const first = await service.load({ upload }, { signal: signal() });
-  t.equal(first.key, 'upload-77c4014cf15ea5e5');
+  t.equal(first.key, `upload-${pdfSha.slice(0, 16)}`);
   t.equal(first.source, 'upload:paper.pdf');
   const second = await service.load({ upload: { bytes: Buffer.from(pdfBytes) } }, { signal: signal() });
   t.equal(second.key, first.key);
@@ -223,7 +226,7 @@ t.test('download errors and refusals pass through with their codes', async (t) =
   t.equal(await open.load({ url: `${server.origin}/missing.pdf` }, { signal: signal() }).catch((e) => e.code), 'DOWNLOAD_ERROR');
 });
 
-t.test('real extractors behind the service: PDF and DOCX from the corpus', async (t) => {
+t.test('real extractors behind the service: a generated PDF and DOCX', async (t) => {
   server.route('/paper', (_q, res) => {
     res.writeHead(200, { 'content-type': 'application/octet-stream' });
     res.end(pdfBytes);
@@ -231,10 +234,20 @@ t.test('real extractors behind the service: PDF and DOCX from the corpus', async
   const { service } = make(t);
   const pdf = await service.load({ url: `${server.origin}/paper` }, { signal: signal() });
   t.equal(pdf.doc.kind, 'pdf');
-  t.match(pdf.doc.content, /AutoGen/);
+  t.equal(pdf.type.format, 'pdf', 'detected from the bytes behind application/octet-stream');
+  t.equal(pdf.doc.metadata.page_count, MINIMAL_PDF.pages.length);
+  MINIMAL_PDF.pages.forEach((lines, i) => {
+    t.ok(pdf.doc.content.includes(`--- Page ${i + 1} ---\n${lines[0]}`), `page ${i + 1} opens with its heading`);
+    for (const line of lines) t.ok(pdf.doc.content.includes(line), line);
+  });
+  t.equal(pdf.doc.metadata.title, MINIMAL_PDF.title);
+  t.equal(pdf.doc.metadata.author, MINIMAL_PDF.author);
   t.equal(pdf.doc.detected_language, 'en');
   const docx = await service.load({ upload: { bytes: docxBytes, filename: 'test.docx' } }, { signal: signal() });
   t.equal(docx.doc.kind, 'docx');
-  t.match(docx.doc.content, /AutoGen/);
+  t.ok(docx.doc.content.startsWith(`# ${DOCX_FACTS.heading1}\n\n${DOCX_FACTS.paragraph}`), docx.doc.content.slice(0, 120));
+  t.ok(docx.doc.content.includes('| North marsh | 42 | 7 |'), 'the table row');
+  t.equal(docx.doc.tables.length, 1);
+  t.equal(docx.doc.detected_language, 'en');
   t.equal(docx.source, 'upload:test.docx');
 });

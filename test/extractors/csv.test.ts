@@ -121,3 +121,79 @@ t.test('wide table content stays within 5,000 chars', async (t) => {
   t.ok(table.content.length <= 5000, `table content ${table.content.length} chars`);
   t.match(table.content, /_Showing \d+ of 400 columns\._/);
 });
+
+// Generated stand-ins for the real files of test/corpus/extractors/csv.test.ts: the same shapes
+// (semicolons with a quoted delimiter, a short header, UTF-16BE with a title line, Shift-JIS, very
+// long lines), each with every cell known.
+
+t.test('semicolon file, CRLF: quoted delimiter kept in its field, column types', async (t) => {
+  const rows = [
+    ['Index', 'First Name', 'Company', 'Email', 'Subscription Date'],
+    ['1', 'Sheryl', 'Rasmussen Group', 'sheryl@rasmussen.example', '2020-08-24'],
+    ['2', 'Preston', 'Vega-Gentry', 'preston@vega.example', '2021-04-23'],
+    ['3', 'Linda', 'Dominguez;Mcmillan and Donovan', 'linda@dominguez.example', '2022-11-05'],
+  ];
+  const text = rows.map((r) => r.map((c) => (c.includes(';') ? `"${c}"` : c)).join(';')).join('\r\n') + '\r\n';
+  const doc = await csv(text, 'customers.csv');
+  const table = doc.tables[0];
+  t.equal(doc.metadata.delimiter, 'semicolon');
+  t.same(table.headers, rows[0]);
+  t.same(table.rows, rows.slice(1));
+  t.equal(table.rows?.[2][2], 'Dominguez;Mcmillan and Donovan', 'quoted delimiter kept in the field');
+  t.match(table.metadata.column_types, { Index: 'numeric', 'Subscription Date': 'datetime', Email: 'text' });
+});
+
+t.test('a header shorter than its rows gets a named extra column', async (t) => {
+  const doc = await csv('1,2,3\r\na,b,c,d\r\na,b,c,d\r\na,b,c,d');
+  t.same(doc.tables[0].headers, ['1', '2', '3', 'Column 4']);
+  t.same(doc.tables[0].rows, [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd']]);
+  t.ok(doc.content.startsWith('| 1 | 2 | 3 |  |\n| --- | --- | --- | --- |\n| a | b | c | d |'));
+});
+
+t.test('UTF-16BE with BOM and a title line above the header', async (t) => {
+  const text = 'Stanley Cups,,\r\nTeam,Location,Stanley Cups\r\nBlues,STL,1\r\nFlyers,PHI,2\r\nMaple Leafs,TOR,13\r\n';
+  const doc = await csv(Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(text, 'utf-16be')]), 'cups.csv');
+  const table = doc.tables[0];
+  t.equal(doc.metadata.encoding, 'utf-16be');
+  t.same(table.headers, ['Team', 'Location', 'Stanley Cups']);
+  t.same(table.rows, [
+    ['Blues', 'STL', '1'],
+    ['Flyers', 'PHI', '2'],
+    ['Maple Leafs', 'TOR', '13'],
+  ]);
+  t.equal(table.metadata.header_row, 2);
+  t.equal(table.metadata.title, 'Stanley Cups');
+  t.ok(doc.content.startsWith('Stanley Cups\n\n| Team | Location | Stanley Cups |'));
+});
+
+t.test('Shift-JIS (cp932) without a declaration', async (t) => {
+  const doc = await csv(iconv.encode('名前,年齢,住所\r\n佐藤太郎,30,東京\r\n三木英子,25,大阪\r\n髙橋淳,35,名古屋\r\n', 'cp932'), 'people.csv');
+  t.equal(doc.metadata.encoding, 'shift_jis');
+  t.same(doc.tables[0].headers, ['名前', '年齢', '住所']);
+  t.same(doc.tables[0].rows, [
+    ['佐藤太郎', '30', '東京'],
+    ['三木英子', '25', '大阪'],
+    ['髙橋淳', '35', '名古屋'],
+  ]);
+  t.ok(doc.content.includes('| 髙橋淳 | 35 | 名古屋 |'));
+});
+
+t.test('lines longer than the sniffing window: comma still found, every column kept', async (t) => {
+  // 370 columns of long names: the header alone is ~11,000 characters, ten rows pass the 64 KiB sample.
+  const header = ['SpearmanCorrelationCoefficient', ...Array.from({ length: 369 }, (_, i) => `${i + 1}Freq CD161CD8T frequency; unstimulated ${i}`)];
+  const value = (r: number, i: number) => (i === r ? '1' : (-(((r + 1) * (i + 7) * 7919) % 999_983) / 1_000_000).toFixed(9));
+  const row = (r: number) => [header[r + 1], ...Array.from({ length: 369 }, (_, i) => value(r, i))];
+  const lines = [header, ...Array.from({ length: 10 }, (_, r) => row(r))].map((l) => l.map((c) => (c.includes(';') || c.includes(',') ? `"${c}"` : c)).join(','));
+  const text = lines.join('\n') + '\n';
+  t.ok(text.length > 64 * 1024 && lines.every((l) => l.length > 3000), `${text.length} chars in ${lines.length} lines`);
+  const doc = await csv(text, 'wide.csv');
+  const table = doc.tables[0];
+  t.equal(doc.metadata.delimiter, 'comma', 'the semicolons inside quoted header cells do not win');
+  t.equal(table.headers?.length, 370);
+  t.equal(table.rows?.length, 10);
+  t.same(table.headers, header);
+  t.same(table.rows?.[0].slice(0, 3), [header[1], '1', value(0, 1)]);
+  t.same(table.rows?.[9], row(9));
+  t.equal((table.metadata.column_types as Record<string, string>)[header[2]], 'numeric');
+  t.ok(table.content.length <= 5000);
+});

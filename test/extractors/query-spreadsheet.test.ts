@@ -1,16 +1,16 @@
-import fs from 'node:fs';
-import path from 'node:path';
+/** querySpreadsheet over generated XLSX, XLS and CSV; the corpus files are in test/corpus/extractors/query-spreadsheet.test.ts. */
 import t from 'tap';
-import { buildReportXlsx } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+import { buildLegacyXls, buildReportXlsx, LEGACY_XLS } from '../../scripts/fixtures/make-sheet-fixtures.ts';
 import { extractCsv } from '../../src/extractors/csv.ts';
 import { extractSpreadsheet } from '../../src/extractors/spreadsheet.ts';
 import { querySpreadsheet } from '../../src/extractors/spreadsheet-query.ts';
 
 const signal = new AbortController().signal;
-const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
+// The workbook is generated once and read by every test below.
+const report = buildReportXlsx();
 
 t.test('XLSX: case-insensitive substring over all sheets, rows keyed by header, row numbers', async (t) => {
-  const doc = await extractSpreadsheet({ bytes: await buildReportXlsx(), signal });
+  const doc = await extractSpreadsheet({ bytes: await report, signal });
   const r = querySpreadsheet(doc, 'GADGET', {});
   // 10 Sales rows (every third of 30) + 1 Inventory row.
   t.equal(r.match_count, 11);
@@ -26,7 +26,7 @@ t.test('XLSX: case-insensitive substring over all sheets, rows keyed by header, 
 });
 
 t.test('column restricts the match; unknown column names the available ones', async (t) => {
-  const doc = await extractSpreadsheet({ bytes: await buildReportXlsx(), signal });
+  const doc = await extractSpreadsheet({ bytes: await report, signal });
   const r = querySpreadsheet(doc, '2024-01-1', { column: 'date' });
   t.equal(r.match_count, 10);
   t.same(r.sheets_searched, ['Sales']);
@@ -39,7 +39,7 @@ t.test('column restricts the match; unknown column names the available ones', as
 });
 
 t.test('limit caps matches while match_count counts all', async (t) => {
-  const doc = await extractSpreadsheet({ bytes: await buildReportXlsx(), signal });
+  const doc = await extractSpreadsheet({ bytes: await report, signal });
   const r = querySpreadsheet(doc, 'north', { limit: 3 });
   t.equal(r.matches.length, 3);
   t.equal(r.match_count, 9);
@@ -48,21 +48,25 @@ t.test('limit caps matches while match_count counts all', async (t) => {
   t.throws(() => querySpreadsheet(doc, '  ', {}), { code: 'VALIDATION_ERROR' });
 });
 
-t.test('CSV and XLS corpus files', async (t) => {
-  const csv = await extractCsv({ bytes: fs.readFileSync(path.join(corpus, 'csv/csv-semicolon.csv')), filename: 'csv-semicolon.csv', signal });
+t.test('semicolon CSV and legacy XLS: row numbers as the user sees them, keyed rows, column filter', async (t) => {
+  const text = 'Index;First Name;Company\r\n1;Sheryl;Rasmussen Group\r\n2;Preston;Vega-Gentry\r\n3;Roy;Martin-Berg\r\n4;Linda;"Dominguez;Mcmillan and Donovan"\r\n';
+  const csv = await extractCsv({ bytes: Buffer.from(text), filename: 'customers.csv', signal });
   const r = querySpreadsheet(csv, 'mcmillan', {});
   t.equal(r.match_count, 1);
-  t.same(r.sheets_searched, ['csv-semicolon.csv']);
-  t.equal(r.matches[0].row_number, 5);
-  t.match(r.matches[0].row, { Index: '4', 'First Name': 'Linda', Company: 'Dominguez;Mcmillan and Donovan' });
+  t.same(r.sheets_searched, ['customers.csv']);
+  t.same(r.matches[0], { sheet: 'customers.csv', row_number: 5, row: { Index: '4', 'First Name': 'Linda', Company: 'Dominguez;Mcmillan and Donovan' } });
 
-  const xls = await extractSpreadsheet({ bytes: fs.readFileSync(path.join(corpus, 'xls/test.xls')), signal });
-  const x = querySpreadsheet(xls, 'affc7dad', {});
-  t.same(x.matches, [
-    { sheet: '09060124-b5e7-4717-9d07-3c046eb', row_number: 5, row: { ColA: 13, ColB: 14, ColC: 15, ColD: 'affc7dad-52dc-4b98-9b5d-51e65d8a8ad0' } },
+  const xls = await extractSpreadsheet({ bytes: buildLegacyXls(), filename: 'ledger.xls', signal });
+  t.same(querySpreadsheet(xls, 'affc7dad', {}).matches, [
+    { sheet: LEGACY_XLS.sheets[1], row_number: 5, row: { ColA: 13, ColB: 14, ColC: 15, ColD: 'affc7dad-52dc-4b98-9b5d-51e65d8a8ad0' } },
   ]);
-  // Alpha values with a 9: 89, 49, 95, 95, 96.
-  t.equal(querySpreadsheet(xls, '9', { column: 'alpha' }).match_count, 5);
+  // Alpha runs 10, 13, ... 76 (58 on data row 13): the values holding a 9 are 19 and 49.
+  const nines = Array.from({ length: LEGACY_XLS.rowCount }, (_, i) => LEGACY_XLS.row(i)[0]).filter((v) => String(v).includes('9'));
+  t.same(nines, [19, 49]);
+  const q = querySpreadsheet(xls, '9', { column: 'alpha' });
+  t.equal(q.match_count, 2);
+  t.same(q.matches.map((m) => [m.row_number, m.row.Alpha]), [[5, 19], [15, 49]]);
+  t.same(q.sheets_searched, [LEGACY_XLS.sheets[0]], 'only sheets with the column are searched');
 });
 
 t.test('duplicate and blank headers are unique keys', async (t) => {

@@ -1,5 +1,17 @@
 import t from 'tap';
-import { buildLayoutXlsx, buildReportXlsx, salesRow, SALES_ROWS } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+import {
+  buildEmptyXlsx,
+  buildEncryptedWorkbook,
+  buildInflatedXlsx,
+  buildLayoutXlsx,
+  buildLegacyXls,
+  buildReportXlsx,
+  buildSegmentReportXlsx,
+  LEGACY_XLS,
+  salesRow,
+  SALES_ROWS,
+  SEGMENT_REPORT,
+} from '../../scripts/fixtures/make-sheet-fixtures.ts';
 import { extractSpreadsheet, isoDate, type SheetTable } from '../../src/extractors/spreadsheet.ts';
 
 const signal = new AbortController().signal;
@@ -91,4 +103,69 @@ t.test('an aborted signal stops extraction', async (t) => {
   const ac = new AbortController();
   ac.abort();
   await t.rejects(extractSpreadsheet({ bytes: await buildReportXlsx(), signal: ac.signal }));
+});
+
+// Generated stand-ins for the real workbooks of test/corpus/extractors/spreadsheet.test.ts.
+
+t.test('legacy .xls (BIFF8): sheets, a 31-character sheet name, the 20-row content cap, a merged title', async (t) => {
+  const f = LEGACY_XLS;
+  const doc = await extractSpreadsheet({ bytes: buildLegacyXls(), filename: 'ledger.xls', signal });
+  t.equal(doc.kind, 'xls');
+  t.same(doc.metadata.sheet_names, [...f.sheets, f.third.name]);
+  t.same(
+    doc.tables.map((x) => [x.location, x.rows?.length, x.headers?.length, x.metadata.header_row]),
+    [
+      [`sheet:${f.sheets[0]}`, 23, 4, 1],
+      [`sheet:${f.sheets[1]}`, 4, 4, 1],
+      [`sheet:${f.third.name}`, 3, 2, 3],
+    ],
+  );
+  t.same(doc.tables[0].headers, f.header);
+  t.same(doc.tables[0].rows, Array.from({ length: f.rowCount }, (_, i) => f.row(i)));
+  t.same(doc.tables[1].rows?.[3], [13, 14, 15, 'affc7dad-52dc-4b98-9b5d-51e65d8a8ad0']);
+  t.same(doc.tables[2].rows, f.third.rows);
+  t.equal(doc.tables[2].metadata.title, f.third.title, 'the merged title row is read once, as the title');
+  t.ok(doc.content.includes(`## Sheet: ${f.sheets[1]}\n\n| ColA | ColB | ColC | ColD |`));
+  t.ok(doc.content.includes('| 58 | 6ff4173b-42a5-4784-9b19-f49caff4d93d | 22 | 9 |'));
+  t.ok(doc.content.includes('_23 rows × 4 columns; showing the first 20._'));
+  t.ok(doc.content.includes(`## Sheet: ${f.third.name}\n\n${f.third.title}\n\n| Abbreviation | Question Type |`));
+});
+
+t.test('a printed-report sheet: titles apart, blank spacer columns dropped, stacked tables, footnotes as text', async (t) => {
+  const f = SEGMENT_REPORT;
+  const doc = await extract(await buildSegmentReportXlsx());
+  const headers = ['Column 1', ...f.headers.map((h) => h.replace(/\s+/g, ' ').trim())];
+  t.same(
+    doc.tables.map((x) => [x.location, x.rows?.length, x.headers?.length, x.metadata.header_row]),
+    [
+      [`sheet:${f.sheet}!A7:J14`, 6, 8, 7],
+      [`sheet:${f.sheet}!A18:J25`, 6, 8, 18],
+    ],
+    'footnote rows are not a table',
+  );
+  t.same(doc.tables[0].headers, headers);
+  t.same(doc.tables[0].rows, f.rows);
+  t.same(doc.tables[1].rows?.[5], ['Total', ...f.rows[5].slice(1).map((v) => Math.round((v as number) * 0.9))]);
+  t.match(doc.tables[0].metadata.column_types, { 'Column 1': 'text', 'Sales (a)': 'numeric', 'Depreciation and amortization': 'numeric' });
+  t.equal(doc.tables[0].metadata.title, `${f.titles.join(' ')} ${f.unit} January–June 2024`);
+  t.equal(doc.tables[1].metadata.title, `${f.unit} January–June 2023`);
+  const text = doc.content;
+  t.ok(text.startsWith(`## Sheet: ${f.sheet}\n\n${f.titles.join('\n')}\n${f.unit} January–June 2024\n\n|  | Sales (a) |`), 'titles kept as text');
+  t.ok(text.endsWith(`_6 rows × 8 columns._\n\n${f.footnotes.join('\n')}`), 'footnotes kept as text after the last table');
+});
+
+t.test('an empty workbook says so; an encrypted one is a PROCESSING_ERROR saying why', async (t) => {
+  const empty = await extract(await buildEmptyXlsx());
+  t.equal(empty.content, '## Sheet: Sheet1\n\n_Empty sheet._');
+  t.equal(empty.tables.length, 0);
+  await t.rejects(extract(buildEncryptedWorkbook()), { code: 'PROCESSING_ERROR', message: /password-protected/ });
+});
+
+t.test('a declared used range of a million rows is not walked', async (t) => {
+  const bytes = await buildInflatedXlsx();
+  const started = Date.now();
+  const doc = await extract(bytes);
+  const ms = Date.now() - started;
+  t.equal(doc.content, '## Sheet: Sheet1\n\n| first | second | third |\n| --- | --- | --- |\n| 1 | 2 | 3 |\n| 4 | 5 | 6 |\n\n_2 rows × 3 columns._');
+  t.ok(ms < 2000, `took ${ms} ms`);
 });

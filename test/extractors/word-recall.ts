@@ -1,5 +1,6 @@
 /**
- * Word recall used by the extractor tests and scripts/measure-extraction-recall.ts: the share of
+ * Word recall used by the corpus extractor tests (test/corpus/extractors) and
+ * scripts/measure-extraction-recall.ts: the share of
  * ground-truth words (multiset, NFKC case-folded, runs of letters/digits) found in the extraction.
  * Markdown syntax and HTML comments in the ground truth are ignored.
  */

@@ -27,7 +27,7 @@ t.test('invalid values name the variable', async (t) => {
   const cases: [Record<string, string>, string][] = [
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
-    [{ RATE_LIMIT_RPM: '0' }, 'RATE_LIMIT_RPM'],
+    [{ RATE_LIMIT_RPM: '-1' }, 'RATE_LIMIT_RPM'],
     [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY'],
@@ -43,6 +43,51 @@ t.test('invalid values name the variable', async (t) => {
     t.equal((err as ConfigError).variable, name);
     t.ok((err as Error).message.startsWith(`Invalid configuration: ${name} `), (err as Error).message);
   }
+});
+
+t.test('enumerations and booleans list the allowed values', async (t) => {
+  t.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), {
+    message: 'Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")',
+  });
+  t.throws(() => loadConfig({ MODEL_DOWNLOADS: 'sometimes' }), { message: 'Invalid configuration: MODEL_DOWNLOADS must be one of auto, never (got "sometimes")' });
+  t.throws(() => loadConfig({ MCP_TRANSPORT: 'sse' }), { message: 'Invalid configuration: MCP_TRANSPORT must be one of http, stdio (got "sse")' });
+  t.throws(() => loadConfig({ TRUST_PROXY: 'maybe' }), { message: 'Invalid configuration: TRUST_PROXY must be true or false (got "maybe")' });
+  t.throws(() => loadConfig({ PORT: '70000' }), { message: 'Invalid configuration: PORT must be <= 65535 (got "70000")' });
+});
+
+t.test('every integer setting takes whole numbers only', async (t) => {
+  const integers = Object.entries(ConfigSchema.properties)
+    .filter(([, s]) => (s as { type?: string }).type === 'integer')
+    .map(([name]) => name);
+  t.ok(integers.length >= 10, `integer settings: ${integers.join(', ')}`);
+  for (const name of integers) {
+    for (const bad of ['1.5', '2.0', '1e3', '0x10', '12abc']) {
+      t.throws(() => loadConfig({ [name]: bad }), { name: 'ConfigError', variable: name, message: `Invalid configuration: ${name} must be integer (got ${JSON.stringify(bad)})` }, `${name}=${bad}`);
+    }
+    t.throws(
+      () => loadConfig({}, { [name]: 1.5 } as never),
+      { name: 'ConfigError', variable: name, message: `Invalid configuration: ${name} must be integer (got 1.5)` },
+      `${name}: 1.5 as an override`,
+    );
+  }
+  t.equal(loadConfig({ CACHE_TTL_SECONDS: '90' }).CACHE_TTL_SECONDS, 90);
+  t.equal(loadConfig({ CACHE_TTL_SECONDS: ' 90 ' }).CACHE_TTL_SECONDS, 90, 'surrounding spaces are trimmed');
+  // Settings in seconds that are not integers keep taking fractions.
+  t.equal(loadConfig({ REQUEST_TIMEOUT: '0.5', SHUTDOWN_TIMEOUT: '1.5' }).SHUTDOWN_TIMEOUT, 1.5);
+  t.throws(() => loadConfig({ REQUEST_TIMEOUT: '0x10' }), { message: 'Invalid configuration: REQUEST_TIMEOUT must be number (got "0x10")' });
+});
+
+t.test('MCP_TRANSPORT: http by default; the --transport flag wins over it', async (t) => {
+  t.equal(loadConfig({}).MCP_TRANSPORT, 'http');
+  t.equal(loadConfig({ MCP_TRANSPORT: 'stdio' }).MCP_TRANSPORT, 'stdio');
+  t.equal(configFromCli(parseCli([]), { MCP_TRANSPORT: 'stdio' }).MCP_TRANSPORT, 'stdio', 'no flag: the environment decides');
+  t.equal(configFromCli(parseCli(['--transport', 'http']), { MCP_TRANSPORT: 'stdio' }).MCP_TRANSPORT, 'http');
+  t.equal(configFromCli(parseCli(['--transport', 'stdio']), { MCP_TRANSPORT: 'http' }).MCP_TRANSPORT, 'stdio');
+  t.equal(configFromCli(parseCli(['--transport', 'stdio']), {}).MCP_TRANSPORT, 'stdio');
+});
+
+t.test('RATE_LIMIT_RPM=0 is accepted (rate limiting off)', async (t) => {
+  t.equal(loadConfig({ RATE_LIMIT_RPM: '0' }).RATE_LIMIT_RPM, 0);
 });
 
 t.test('aliases from the original server', async (t) => {
@@ -66,7 +111,7 @@ t.test('.env.example lists every variable with its default', async (t) => {
 });
 
 t.test('CLI flags', async (t) => {
-  t.same(parseCli([]), { transport: 'http', host: undefined, port: undefined, workers: 1, reload: false, logDir: undefined, help: false, version: false });
+  t.same(parseCli([]), { transport: undefined, host: undefined, port: undefined, workers: 1, reload: false, logDir: undefined, help: false, version: false });
   t.equal(parseCli(['--transport', 'stdio']).transport, 'stdio');
   t.equal(parseCli(['--workers', '4']).workers, 4);
   t.throws(() => parseCli(['--transport', 'sse']), { name: 'UsageError' });
@@ -89,4 +134,10 @@ t.test('the CLI exits non-zero naming the bad variable', async (t) => {
   const flags = await run(process.execPath, [BIN, '--reload', '--workers', '3'], { cwd, env }).catch((e) => e);
   t.equal(flags.code, 2);
   t.match(flags.stderr, /--reload cannot be combined with --workers > 1/);
+  const level = await run(process.execPath, [BIN], { cwd, env: { ...env, LOG_LEVEL: 'verbose' } }).catch((e) => e);
+  t.equal(level.code, 2);
+  t.match(level.stderr, /Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent \(got "verbose"\)/);
+  const stdioWorkers = await run(process.execPath, [BIN, '--workers', '2'], { cwd, env: { ...env, MCP_TRANSPORT: 'stdio' } }).catch((e) => e);
+  t.equal(stdioWorkers.code, 2);
+  t.match(stdioWorkers.stderr, /--workers applies to the http transport only/);
 });

@@ -121,8 +121,9 @@ t.test('resources: supported formats and tool descriptions generated from the re
     ],
   );
   const csv = formats.formats.find((f: { format: string }) => f.format === 'csv');
-  t.same(csv.extensions, ['.csv', '.tsv']);
-  t.same(csv.media_types, ['text/csv', 'text/tab-separated-values']);
+  // Every name detection accepts for CSV, from the one format table.
+  t.same(csv.extensions, ['.csv', '.tsv', '.tab']);
+  t.same(csv.media_types, ['text/csv', 'text/tab-separated-values', 'application/csv', 'text/comma-separated-values']);
   const described = JSON.parse(((await client.readResource({ uri: 'rag://tool-descriptions' })).contents[0] as { text: string }).text);
   t.same(
     described.tools.map((x: { name: string }) => x.name),

@@ -22,6 +22,7 @@ export function makeSlowTool(probe: SlowProbe) {
     output: Type.Object({ slept_ms: Type.Integer() }),
     timeoutClass: 'utility',
     rest: { method: 'POST', path: '/v1/test/slow' },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async handler(input, { signal }) {
       probe.started = true;
       const ms = input.ms ?? 10_000;
@@ -70,6 +71,7 @@ export const uploadEchoTool = defineTool({
   }),
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/test/upload' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   upload: { urlField: 'document_url' },
   formats: ['csv', 'text'],
   async handler(input, { upload }) {
@@ -99,6 +101,7 @@ export const crashTool = defineTool({
   output: Type.Object({}),
   timeoutClass: 'utility',
   rest: { method: 'POST', path: '/v1/test/crash' },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(input) {
     if (input.coded) throw toolError('UNSUPPORTED_FORMAT', 'This is not a format we read');
     throw new Error('secret at /srv/app/internal/path.ts:42');

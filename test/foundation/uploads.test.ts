@@ -45,6 +45,18 @@ t.test('raw body with a non-JSON Content-Type; other fields from the querystring
   t.equal(plain.json().top_k, 5, 'defaults apply');
 });
 
+t.test('an uploaded file name is reduced to its base name, as for downloads', async (t) => {
+  const app = await buildTestApp(t, { extraTools: [uploadEchoTool] });
+  const raw = (disposition: string) =>
+    app.inject({ method: 'POST', url: '/v1/test/upload', headers: { 'content-type': 'text/csv', 'content-disposition': disposition }, payload: CSV });
+  t.equal((await raw('attachment; filename="../../etc/scores.csv"')).json().upload.filename, 'scores.csv', 'a path is dropped');
+  t.equal((await raw('attachment; filename="C:\\\\Users\\\\ada\\\\scores.csv"')).json().upload.filename, 'scores.csv', 'a Windows path too');
+  t.equal((await raw("attachment; filename*=UTF-8''%2E%2E%2Fr%C3%A9sum%C3%A9.csv")).json().upload.filename, 'résumé.csv', 'RFC 5987, decoded, then cleaned');
+  t.equal((await raw('attachment; filename=".."')).json().upload.filename, null, 'no usable name');
+  const form = await app.inject({ method: 'POST', url: '/v1/test/upload', ...(await multipart({}, { name: 'dir/sub/scores.csv', type: 'text/csv', bytes: CSV })) });
+  t.equal(form.json().upload.filename, 'scores.csv', 'multipart file names are cleaned the same way');
+});
+
 t.test('JSON with the URL keeps working on an upload route', async (t) => {
   const app = await buildTestApp(t, { extraTools: [uploadEchoTool] });
   const res = await app.inject({ method: 'POST', url: '/v1/test/upload', payload: { document_url: 'https://example.com/a.csv', top_k: 2 } });

@@ -1,7 +1,8 @@
 /**
  * Document tools over MCP (Streamable HTTP) on a real listening server at 127.0.0.1 with the SDK
- * client: structuredContent equals what REST returns for the same call, coded errors come back as
- * isError {error, code}.
+ * client, on generated files: structuredContent equals what REST returns for the same call, coded
+ * errors come back as isError {error, code}. test/corpus/integration/document-tools-mcp.test.ts
+ * does the same on the real corpus.
  */
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
@@ -9,7 +10,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, testConfig, type Teardown } from '../helper.ts';
-import { buildLocalApp, startStaticServer } from './helpers.ts';
+import { FIXTURE_NAMES as N, HTML_FACTS } from '../fixtures-gen/documents.ts';
+import { buildLocalApp, generatedRoot, makeLongPdf, PLANTED, startStaticServer } from './helpers.ts';
+
+// Generated once per file: the fixtures used here in a folder to serve, and a 10-page PDF (PLANTED[0] on page 7).
+let root: string;
+let tenPages: Buffer;
+t.before(async () => {
+  root = await generatedRoot(t, ['html', 'csv', 'xlsx', 'docx']);
+  tenPages = await makeLongPdf(10);
+});
 
 async function mcpClient(t: Teardown, app: FastifyInstance): Promise<Client> {
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -37,7 +47,8 @@ const stable = (out: Record<string, any>) => ({
 });
 
 t.test('document tools over MCP return structuredContent equal to REST', async (t) => {
-  const srv = await startStaticServer(t);
+  const srv = await startStaticServer(t, root);
+  const handbook = srv.add('handbook.pdf', tenPages, 'application/pdf');
   const app = await buildLocalApp(t);
   const client = await mcpClient(t, app);
 
@@ -45,10 +56,10 @@ t.test('document tools over MCP return structuredContent equal to REST', async (
   for (const name of ['process_document', 'chunk_document', 'retrieve_chunks', 'query_spreadsheet', 'extract_csv_tables']) t.ok(tools.includes(name), name);
 
   const calls: Array<[string, string, Record<string, unknown>]> = [
-    ['process_document', '/v1/documents/process', { document_url: srv.url('html/test_blog.html') }],
-    ['query_spreadsheet', '/v1/spreadsheets/query', { document_url: srv.url('csv/csv-semicolon.csv'), search_value: 'chile' }],
-    ['extract_xlsx_tables', '/v1/extract/xlsx', { document_url: srv.url('xlsx/test.xlsx') }],
-    ['chunk_document', '/v1/documents/chunk', { document_url: srv.url('pdf/REPAIR-2022-INV-001_multipage.pdf'), max_chunks: 3 }],
+    ['process_document', '/v1/documents/process', { document_url: srv.url(N.html) }],
+    ['query_spreadsheet', '/v1/spreadsheets/query', { document_url: srv.url(N.csv), search_value: 'chile' }],
+    ['extract_xlsx_tables', '/v1/extract/xlsx', { document_url: srv.url(N.xlsx) }],
+    ['chunk_document', '/v1/documents/chunk', { document_url: handbook, max_chunks: 3 }],
   ];
   for (const [name, route, args] of calls) {
     const res = await client.callTool({ name, arguments: args });
@@ -59,36 +70,41 @@ t.test('document tools over MCP return structuredContent equal to REST', async (
     t.same(JSON.parse((res.content as Array<{ text: string }>)[0]!.text), structured(res), `${name}: text copy`);
   }
 
-  const blog = structured(await client.callTool({ name: 'process_document', arguments: { document_url: srv.url('html/test_blog.html') } }));
-  t.equal(blog.document_type, 'html');
-  t.ok(blog.content.includes('an example where high cost can easily prevent a generic complex'));
-  const chile = structured(await client.callTool({ name: 'query_spreadsheet', arguments: { document_url: srv.url('csv/csv-semicolon.csv'), search_value: 'chile' } }));
+  const page = structured(await client.callTool({ name: 'process_document', arguments: { document_url: srv.url(N.html) } }));
+  t.equal(page.document_type, 'html');
+  t.ok(page.content.includes(HTML_FACTS.paragraph));
+  const chunked = structured(await client.callTool({ name: 'chunk_document', arguments: { document_url: handbook, max_chunks: 3 } }));
+  t.equal(chunked.chunks.length, 3);
+  t.equal(chunked.truncated, true);
+  const chile = structured(await client.callTool({ name: 'query_spreadsheet', arguments: { document_url: srv.url(N.csv), search_value: 'chile' } }));
   t.equal(chile.match_count, 1);
   t.match(chile.matches[0].row, { Country: 'Chile', 'First Name': 'Sheryl', City: 'East Leonard' });
 
-  const args = { document_url: srv.url('pdf/REPAIR-2022-INV-001_multipage.pdf'), query: 'Bruce Wayne Batmobile', top_k: 2 };
+  const planted = PLANTED[0]!;
+  const args = { document_url: handbook, query: planted.query, top_k: 2 };
   const viaMcp = await client.callTool({ name: 'retrieve_chunks', arguments: args });
   t.notOk(viaMcp.isError);
   const m = structured(viaMcp);
   t.equal(m.results.length, 1, 'only one chunk holds the query terms');
-  t.match(m.results[0].text, /Bruce Wayne/);
-  t.same([m.results[0].page_start, m.results[0].page_end], [2, 2], 'the second estimate is on page 2');
+  t.ok(m.results[0].text.includes(planted.phrase));
+  t.ok(m.results[0].page_start <= planted.page && planted.page <= m.results[0].page_end, `the phrase's page ${planted.page}`);
   t.equal(m.retrieval.mode, 'lexical');
   const viaRest = await post(app, '/v1/documents/retrieve', args);
   t.same(stable(m), stable(viaRest.body), 'retrieve_chunks: same answer over both transports');
   t.same(viaRest.body.retrieval.documents.map((d: { index: string }) => d.index), ['memory']);
 
-  for (const rel of ['html/test_blog.html', 'csv/csv-semicolon.csv', 'xlsx/test.xlsx', 'pdf/REPAIR-2022-INV-001_multipage.pdf']) {
+  for (const rel of [N.html, N.csv, N.xlsx, 'handbook.pdf']) {
     t.equal(srv.hits(rel), 1, `${rel}: one download for every call over both transports`);
   }
 });
 
 t.test('coded errors over MCP: wrong kind, validation, refused URL', async (t) => {
-  const srv = await startStaticServer(t);
+  const srv = await startStaticServer(t, root);
+  const pdfUrl = srv.add('handbook.pdf', tenPages, 'application/pdf');
   const app = await buildLocalApp(t);
   const client = await mcpClient(t, app);
 
-  const wrong = await client.callTool({ name: 'extract_pdf_text', arguments: { document_url: srv.url('docx/test.docx') } });
+  const wrong = await client.callTool({ name: 'extract_pdf_text', arguments: { document_url: srv.url(N.docx) } });
   t.equal(wrong.isError, true);
   t.match(errorOf(wrong), {
     code: 'UNSUPPORTED_FORMAT',
@@ -96,14 +112,14 @@ t.test('coded errors over MCP: wrong kind, validation, refused URL', async (t) =
   });
   t.notOk(wrong.structuredContent);
 
-  const invalid = await client.callTool({ name: 'retrieve_chunks', arguments: { document_url: srv.url('pdf/test.pdf'), query: 'x', top_k: 50 } });
+  const invalid = await client.callTool({ name: 'retrieve_chunks', arguments: { document_url: pdfUrl, query: 'x', top_k: 50 } });
   t.equal(invalid.isError, true);
   t.match(errorOf(invalid), { code: 'VALIDATION_ERROR', error: /top_k must be <= 20/ });
 
   const strict = await buildTestApp(t, { config: testConfig(t) });
   const strictClient = await mcpClient(t, strict);
-  const refused = await strictClient.callTool({ name: 'process_document', arguments: { document_url: srv.url('pdf/test.pdf') } });
+  const refused = await strictClient.callTool({ name: 'process_document', arguments: { document_url: pdfUrl } });
   t.equal(refused.isError, true);
   t.equal(errorOf(refused).code, 'URL_NOT_ALLOWED');
-  t.equal(srv.hits('pdf/test.pdf'), 0, 'the refused URL was never requested');
+  t.equal(srv.hits('handbook.pdf'), 0, 'neither the invalid call nor the refused URL requested the file');
 });

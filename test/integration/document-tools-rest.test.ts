@@ -1,134 +1,156 @@
 /**
- * Every document tool through the real REST routes (app.inject) on real third-party files served by
- * a loopback static server (ALLOW_PRIVATE_NETWORKS=true), uploads as multipart and raw bodies, the
- * wrong kind of file, and the SSRF guard refusing a loopback URL when the opt-ins are off.
+ * Every document tool through the real REST routes (app.inject) on generated files of every kind
+ * served by a loopback static server (ALLOW_PRIVATE_NETWORKS=true), uploads as multipart and raw
+ * bodies, the wrong kind of file, and the SSRF guard refusing a loopback URL when the opt-ins are
+ * off. test/corpus/integration/document-tools-rest.test.ts does the same on the real corpus.
  */
 import t from 'tap';
 import { buildTestApp, testConfig } from '../helper.ts';
-import { buildLocalApp, corpusFile, multipart, post, startStaticServer } from './helpers.ts';
+import { DOCX_FACTS, PPTX_FACTS } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { MULTI_PAGE } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { SALES_ROWS } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+import { CSV_FACTS, FIXTURE_NAMES, fixtureFiles, OCR_LINES, XLS_FACTS, type FixtureFiles } from '../fixtures-gen/documents.ts';
+import { buildLocalApp, generatedRoot, makeLongPdf, multipart, post, PLANTED, startStaticServer } from './helpers.ts';
 
-const UUID_ROW = '6ff4173b-42a5-4784-9b19-f49caff4d93d';
-const AUTOGEN = 'AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation';
+// Generated once per file: every fixture in a folder to serve, and a 10-page PDF (several chunks,
+// PLANTED[0] on page 7) for the uploads.
+let files: FixtureFiles;
+let root: string;
+let tenPages: Buffer;
+t.before(async () => {
+  files = await fixtureFiles();
+  root = await generatedRoot(t);
+  tenPages = await makeLongPdf(10);
+});
 
-t.test('every document tool over REST on corpus files served from 127.0.0.1', async (t) => {
-  const srv = await startStaticServer(t);
+t.test('every document tool over REST on generated files served from 127.0.0.1', async (t) => {
+  const srv = await startStaticServer(t, root);
   const app = await buildLocalApp(t);
+  const N = FIXTURE_NAMES;
 
-  const processed = await post(app, '/v1/documents/process', { document_url: srv.url('pdf/test.pdf') });
+  const processed = await post(app, '/v1/documents/process', { document_url: srv.url(N.pdf) });
   t.equal(processed.status, 200);
   t.equal(processed.body.document_type, 'pdf');
-  t.equal(processed.body.source, srv.url('pdf/test.pdf'));
-  t.ok(processed.body.content.startsWith('--- Page 1 ---\n'), 'page marker first');
-  t.ok(processed.body.content.includes('While there is contemporaneous exploration of multi-agent approaches'));
+  t.equal(processed.body.source, srv.url(N.pdf));
+  t.ok(processed.body.content.startsWith(`--- Page 1 ---\n${MULTI_PAGE.pages[0]![0]}`), 'page marker first');
+  for (const line of MULTI_PAGE.pages.flat()) t.ok(processed.body.content.includes(line), line);
   t.equal(processed.body.content_length, processed.body.content.length);
   t.equal(processed.body.truncated, false);
-  t.match(processed.body.metadata, { page_count: 1, ocr_pages: [], format: 'pdf', detected_by: 'magic', file_size: 92971, filename: 'test.pdf' });
+  t.match(processed.body.metadata, { page_count: 3, ocr_pages: [], format: 'pdf', detected_by: 'magic', file_size: files.pdf.length, filename: N.pdf, title: MULTI_PAGE.title });
   t.same([processed.body.detected_language, processed.body.detected_language_name], ['en', 'English']);
 
-  const chunked = await post(app, '/v1/documents/chunk', { document_url: srv.url('docx/test.docx') });
+  const docxText = (await post(app, '/v1/documents/process', { document_url: srv.url(N.docx) })).body.content as string;
+  const chunked = await post(app, '/v1/documents/chunk', { document_url: srv.url(N.docx) });
   t.equal(chunked.status, 200);
   t.equal(chunked.body.document_type, 'docx');
   t.equal(chunked.body.chunk_count, chunked.body.chunks.length);
-  t.ok(chunked.body.chunk_count >= 5, `${chunked.body.chunk_count} chunks`);
+  t.ok(chunked.body.chunk_count >= 1);
   t.same(
     chunked.body.chunks.map((c: { chunk_index: number }) => c.chunk_index),
     [...Array(chunked.body.chunk_count).keys()],
   );
   t.ok(chunked.body.chunks.every((c: { total_chunks: number; text: string }) => c.total_chunks === chunked.body.chunk_count && c.text.length <= 5000));
-  t.same(chunked.body.chunks[0].heading_path, [AUTOGEN]);
-  t.ok(chunked.body.chunks.some((c: { text: string }) => c.text.includes('# Abstract')));
+  t.ok(
+    chunked.body.chunks.every((c: { text: string; char_start: number; char_end: number }) => docxText.slice(c.char_start, c.char_end) === c.text),
+    'every chunk is the slice of the extracted text at its offsets',
+  );
+  t.same(chunked.body.chunks[0].heading_path, [DOCX_FACTS.heading1]);
+  t.ok(chunked.body.chunks.some((c: { text: string }) => c.text.includes(`## ${DOCX_FACTS.heading2}`)));
 
-  const retrieved = await post(app, '/v1/documents/retrieve', { document_url: srv.url('pptx/test.pptx'), query: 'multi-agent conversation framework', top_k: 3 });
+  const retrieved = await post(app, '/v1/documents/retrieve', { document_url: srv.url(N.pptx), query: 'full protocol online volunteers', top_k: 3 });
   t.equal(retrieved.status, 200);
-  t.equal(retrieved.body.results.length, 3);
-  t.ok(retrieved.body.results[0].text.includes(AUTOGEN), 'the title slide ranks first');
-  t.same([retrieved.body.results[0].page_start, retrieved.body.results[0].page_end], [1, 1], 'slide 1');
-  t.ok(retrieved.body.results.every((r: { source: string }) => r.source === srv.url('pptx/test.pptx')));
+  // The three short slides fit in one chunk (a deck under 5,000 chars chunks at 400): it spans them all.
+  t.equal(retrieved.body.total_chunks_indexed, 1);
+  t.equal(retrieved.body.results.length, 1);
+  t.ok(retrieved.body.results[0].text.startsWith(`--- Slide 1 ---\n\n# ${PPTX_FACTS.slides[0]!.title}`));
+  t.ok(retrieved.body.results[0].text.includes('Read the full protocol online'), 'the "Next steps" slide is in it');
+  t.same([retrieved.body.results[0].page_start, retrieved.body.results[0].page_end], [1, 3], 'slides 1 to 3');
+  t.ok(retrieved.body.results.every((r: { source: string }) => r.source === srv.url(N.pptx)));
   t.match(retrieved.body.retrieval, { mode: 'lexical', embedder: null, reranker: 'unavailable', top_k: 3, candidates: 20 });
   t.match(retrieved.body.retrieval.reason, /^lexical: no embedding model is available/);
-  t.same(retrieved.body.retrieval.documents, [{ source: srv.url('pptx/test.pptx'), document_type: 'pptx', chunks: retrieved.body.total_chunks_indexed, index: 'built', embedder: null }]);
+  t.same(retrieved.body.retrieval.documents, [{ source: srv.url(N.pptx), document_type: 'pptx', chunks: retrieved.body.total_chunks_indexed, index: 'built', embedder: null }]);
 
-  const queried = await post(app, '/v1/spreadsheets/query', { document_url: srv.url('xls/test.xls'), search_value: '6FF4173B' });
+  const queried = await post(app, '/v1/spreadsheets/query', { document_url: srv.url(N.xls), search_value: XLS_FACTS.uuid.slice(0, 8).toUpperCase() });
   t.equal(queried.status, 200);
-  t.same(queried.body.matches, [{ sheet: 'Sheet1', row_number: 14, row: { Alpha: 58, Beta: UUID_ROW, Gamma: 22, Delta: 9 } }]);
+  t.same(queried.body.matches, [{ sheet: 'Ledger', row_number: XLS_FACTS.uuidRow, row: { Alpha: 58, Beta: XLS_FACTS.uuid, Gamma: 22, Delta: 9 } }]);
   t.equal(queried.body.match_count, 1);
-  t.same(queried.body.sheets_searched, ['Sheet1', '09060124-b5e7-4717-9d07-3c046eb']);
+  t.same(queried.body.sheets_searched, XLS_FACTS.sheets.map((s) => s.name));
   t.equal(queried.body.document_type, 'xls');
 
-  const pdf = await post(app, '/v1/extract/pdf', { document_url: srv.url('pdf/REPAIR-2022-INV-001_multipage.pdf') });
+  const pdf = await post(app, '/v1/extract/pdf', { document_url: srv.url(N.pdf) });
   t.equal(pdf.status, 200);
   t.equal(pdf.body.page_count, 3);
   t.same(pdf.body.ocr_pages, []);
-  t.ok(pdf.body.text.startsWith('--- Page 1 ---\nZAVA AUTO REPAIR'));
+  t.ok(pdf.body.text.startsWith(`--- Page 1 ---\n${MULTI_PAGE.pages[0]![0]}`));
   t.match(pdf.body.text, /--- Page 2 ---[\s\S]*--- Page 3 ---/);
   t.equal(pdf.body.char_count, pdf.body.text.length);
 
-  const docx = await post(app, '/v1/extract/docx', { document_url: srv.url('docx/test.docx') });
+  const docx = await post(app, '/v1/extract/docx', { document_url: srv.url(N.docx) });
   t.equal(docx.status, 200);
-  for (const s of ['314b0a30-5b04-470b-b9f7-eed2c2bec74a', '## d666f1f7-46cb-42bd-9a39-9a39cf2a509f', '# Abstract', '# Introduction', AUTOGEN]) {
+  for (const s of [`# ${DOCX_FACTS.heading1}`, `## ${DOCX_FACTS.heading2}`, `### ${DOCX_FACTS.heading3}`, DOCX_FACTS.paragraph, '| South lagoon | 13 | 21 |']) {
     t.ok(docx.body.text.includes(s), `docx has ${s}`);
   }
   t.equal(docx.body.table_count, 1);
 
-  const pptx = await post(app, '/v1/extract/pptx', { document_url: srv.url('pptx/test.pptx') });
+  const pptx = await post(app, '/v1/extract/pptx', { document_url: srv.url(N.pptx) });
   t.equal(pptx.status, 200);
-  t.equal(pptx.body.slide_count, 6);
-  for (const s of ['2cdda5c8-e50e-4db4-b5f0-9722a649f455', '44bf7d06-5e7a-4a40-a2e1-a2e42ef28c8a', 'a3f6004b-6f4f-4ea8-bee3-3741f4dc385f', '--- Slide 6 ---']) {
-    t.ok(pptx.body.text.includes(s), `pptx has ${s}`);
-  }
+  t.equal(pptx.body.slide_count, PPTX_FACTS.slides.length);
+  PPTX_FACTS.slides.forEach((slide, i) => t.ok(pptx.body.text.includes(`--- Slide ${i + 1} ---\n\n# ${slide.title}`), `pptx slide ${i + 1}`));
 
-  const xlsx = await post(app, '/v1/extract/xlsx', { document_url: srv.url('xlsx/test.xlsx') });
+  const xlsx = await post(app, '/v1/extract/xlsx', { document_url: srv.url(N.xlsx) });
   t.equal(xlsx.status, 200);
-  t.equal(xlsx.body.table_count, 2);
+  t.equal(xlsx.body.table_count, 3);
   t.same(
     xlsx.body.tables.map((x: { location: string; metadata: { rows: number; columns: number } }) => [x.location, x.metadata.rows, x.metadata.columns]),
     [
-      ['sheet:Sheet1', 23, 4],
-      ['sheet:09060124-b5e7-4717-9d07-3c046eb', 4, 4],
+      ['sheet:Sales', SALES_ROWS, 6],
+      ['sheet:Inventory', 3, 3],
+      ['sheet:Notes', 1, 1],
     ],
   );
-  t.ok(xlsx.body.tables[0].content.includes(UUID_ROW));
-  t.ok(xlsx.body.tables[0].content.startsWith('| Alpha | Beta | Gamma | Delta |\n| --- | --- | --- | --- |'));
+  t.ok(xlsx.body.tables[0].content.includes('| Region | Product | Units | Price | Total | Date |\n| --- | --- | --- | --- | --- | --- |'));
+  t.ok(xlsx.body.tables[1].content.includes('| Widget | 120 | 2024-02-29T13:45:30 |'));
 
-  const csv = await post(app, '/v1/extract/csv', { document_url: srv.url('csv/csv-semicolon.csv') });
+  const csv = await post(app, '/v1/extract/csv', { document_url: srv.url(N.csv) });
   t.equal(csv.status, 200);
   t.equal(csv.body.table_count, 1);
-  t.match(csv.body.tables[0].metadata, { delimiter: 'semicolon', encoding: 'utf-8', rows: 5, columns: 12 });
+  t.match(csv.body.tables[0].metadata, { delimiter: 'semicolon', encoding: 'utf-8', rows: CSV_FACTS.rows.length, columns: CSV_FACTS.headers.length });
   t.ok(csv.body.tables[0].content.includes('Dominguez;Mcmillan and Donovan'), 'a quoted delimiter stays in its cell');
 
-  // The one OCR call of the suite: a small real table crop.
-  const image = await post(app, '/v1/extract/image', { image_url: srv.url('png/2305.03393v1-table_crop.png') });
+  // The one OCR call of the suite: a small generated image of two lines.
+  const image = await post(app, '/v1/extract/image', { image_url: srv.url(N.png) });
   t.equal(image.status, 200);
   t.equal(image.body.ocr_results.length, 1);
   const ocr = image.body.ocr_results[0];
-  t.match(ocr.text, /enc-layers/);
-  t.match(ocr.text, /0\.969/);
+  for (const line of OCR_LINES) t.ok(ocr.text.includes(line), `OCR reads ${line}`);
   t.ok(ocr.confidence > 60 && ocr.confidence <= 100, `confidence ${ocr.confidence}`);
-  t.match(ocr.metadata, { format: 'png', width: 729, height: 309 });
-  t.ok(ocr.words.length > 20 && ocr.words.every((w: { confidence: number }) => w.confidence > 0));
+  t.match(ocr.metadata, { format: 'png', width: 800, height: Math.round(44 * 1.8 * OCR_LINES.length + 44 * 2) });
+  t.ok(ocr.words.length >= 6 && ocr.words.every((w: { confidence: number }) => w.confidence > 0));
   t.equal(image.body.char_count, ocr.text.length);
 
   // Two tools on the same URL share the download: each file was fetched exactly once.
-  for (const rel of ['pdf/test.pdf', 'docx/test.docx', 'pptx/test.pptx', 'xls/test.xls', 'xlsx/test.xlsx', 'csv/csv-semicolon.csv', 'png/2305.03393v1-table_crop.png']) {
-    t.equal(srv.hits(rel), 1, `${rel} downloaded once`);
-  }
-  t.same(app.services.documents.stats(), { downloads: 8, extractions: 8, downloads_in_flight: 0, extractions_in_flight: 0 });
+  for (const name of [N.pdf, N.docx, N.pptx, N.xls, N.xlsx, N.csv, N.png]) t.equal(srv.hits(name), 1, `${name} downloaded once`);
+  t.same(app.services.documents.stats(), { downloads: 7, extractions: 7, downloads_in_flight: 0, extractions_in_flight: 0 });
 });
 
 t.test('uploads: multipart and raw body for process_document and retrieve_chunks', async (t) => {
   const app = await buildLocalApp(t);
-  const bytes = corpusFile('pdf/test.pdf');
+  const bytes = tenPages;
+  const planted = PLANTED[0]!;
+  // The planted words pick one chunk; "market" (filler on every page) lets a second one through.
+  const query = `${planted.query} market`;
 
-  const form = multipart({ bytes, filename: 'autogen.pdf', contentType: 'application/pdf' }, { max_chars: '200' });
+  const form = multipart({ bytes, filename: 'handbook.pdf', contentType: 'application/pdf' }, { max_chars: '200' });
   const viaForm = await app.inject({ method: 'POST', url: '/v1/documents/process', ...form });
   t.equal(viaForm.statusCode, 200);
   const f = viaForm.json();
   t.equal(f.document_type, 'pdf');
-  t.equal(f.source, 'upload:autogen.pdf');
+  t.equal(f.source, 'upload:handbook.pdf');
   t.equal(f.content.length, 200);
   t.equal(f.truncated, true);
-  t.ok(f.content_length > 5000);
-  t.equal(f.metadata.filename, 'autogen.pdf');
+  t.ok(f.content_length > 5000, `${f.content_length} chars`);
+  t.equal(f.metadata.filename, 'handbook.pdf');
+  t.equal(f.metadata.page_count, 10);
 
   const viaRaw = await app.inject({
     method: 'POST',
@@ -140,20 +162,21 @@ t.test('uploads: multipart and raw body for process_document and retrieve_chunks
   const r = viaRaw.json();
   t.equal(r.source, 'upload:raw.pdf');
   t.equal(r.content_length, f.content_length, 'same bytes, same document');
-  t.ok(r.content.includes('While there is contemporaneous exploration of multi-agent approaches'));
+  t.ok(r.content.includes(planted.phrase));
 
-  const retrieveForm = multipart({ bytes, filename: 'autogen.pdf' }, { query: 'contemporaneous exploration of multi-agent approaches', top_k: '2' });
+  const retrieveForm = multipart({ bytes, filename: 'handbook.pdf' }, { query, top_k: '2' });
   const rf = await app.inject({ method: 'POST', url: '/v1/documents/retrieve', ...retrieveForm });
   t.equal(rf.statusCode, 200);
   const rfb = rf.json();
   t.equal(rfb.results.length, 2);
-  t.ok(rfb.results[0].text.includes('contemporaneous exploration of multi-agent approaches'));
-  t.equal(rfb.results[0].source, 'upload:autogen.pdf');
+  t.ok(rfb.results[0].text.includes(planted.phrase));
+  t.ok(rfb.results[0].page_start <= planted.page && planted.page <= rfb.results[0].page_end, `page ${planted.page}`);
+  t.equal(rfb.results[0].source, 'upload:handbook.pdf');
   t.same(rfb.retrieval.documents.map((d: { index: string }) => d.index), ['built']);
 
   const rr = await app.inject({
     method: 'POST',
-    url: '/v1/documents/retrieve?query=contemporaneous%20exploration%20of%20multi-agent%20approaches&top_k=2',
+    url: `/v1/documents/retrieve?query=${encodeURIComponent(query)}&top_k=2`,
     headers: { 'content-type': 'application/octet-stream' },
     payload: bytes,
   });
@@ -177,20 +200,20 @@ t.test('uploads: multipart and raw body for process_document and retrieve_chunks
 });
 
 t.test('a file of the wrong kind to an extract tool: 415 UNSUPPORTED_FORMAT naming what it is', async (t) => {
-  const srv = await startStaticServer(t);
+  const srv = await startStaticServer(t, root);
   const app = await buildLocalApp(t);
-  const byUrl = await post(app, '/v1/extract/pdf', { document_url: srv.url('docx/test.docx') });
+  const byUrl = await post(app, '/v1/extract/pdf', { document_url: srv.url(FIXTURE_NAMES.docx) });
   t.equal(byUrl.status, 415);
   t.same(byUrl.body, {
     error: 'Unsupported format for this tool: expected a PDF document, but the file is a Word document (DOCX)',
     code: 'UNSUPPORTED_FORMAT',
     request_id: byUrl.body.request_id,
   });
-  const csvAsXlsx = await post(app, '/v1/extract/xlsx', { document_url: srv.url('csv/csv-semicolon.csv') });
+  const csvAsXlsx = await post(app, '/v1/extract/xlsx', { document_url: srv.url(FIXTURE_NAMES.csv) });
   t.equal(csvAsXlsx.status, 415);
   t.match(csvAsXlsx.body.error, /but the file is a CSV\/TSV table$/);
 
-  const upload = await app.inject({ method: 'POST', url: '/v1/extract/image', headers: { 'content-type': 'application/pdf' }, payload: corpusFile('pdf/test.pdf') });
+  const upload = await app.inject({ method: 'POST', url: '/v1/extract/image', headers: { 'content-type': 'application/pdf' }, payload: files.pdf });
   t.equal(upload.statusCode, 415);
   t.equal(upload.json().code, 'UNSUPPORTED_FORMAT');
   t.match(upload.json().error, /expected an image .* but the file is a PDF document$/);
@@ -198,13 +221,13 @@ t.test('a file of the wrong kind to an extract tool: 415 UNSUPPORTED_FORMAT nami
 });
 
 t.test('opt-ins off: a URL at 127.0.0.1 is refused before any connection (403 URL_NOT_ALLOWED)', async (t) => {
-  const srv = await startStaticServer(t);
+  const srv = await startStaticServer(t, root);
   const app = await buildTestApp(t, { config: testConfig(t) });
   t.equal(app.services.config.ALLOW_PRIVATE_NETWORKS, false);
   for (const [url, payload] of [
-    ['/v1/documents/process', { document_url: srv.url('pdf/test.pdf') }],
-    ['/v1/documents/retrieve', { document_url: srv.url('pdf/test.pdf'), query: 'agents' }],
-    ['/v1/extract/image', { image_url: srv.url('png/2305.03393v1-table_crop.png') }],
+    ['/v1/documents/process', { document_url: srv.url(FIXTURE_NAMES.pdf) }],
+    ['/v1/documents/retrieve', { document_url: srv.url(FIXTURE_NAMES.pdf), query: 'apples' }],
+    ['/v1/extract/image', { image_url: srv.url(FIXTURE_NAMES.png) }],
   ] as const) {
     const res = await post(app, url, payload);
     t.equal(res.status, 403, url);
@@ -215,8 +238,8 @@ t.test('opt-ins off: a URL at 127.0.0.1 is refused before any connection (403 UR
 
   // ALLOWED_HOSTS opens exactly that host:port.
   const allowed = await buildTestApp(t, { config: testConfig(t, { ALLOWED_HOSTS: `127.0.0.1:${new URL(srv.origin).port}` }) });
-  const ok = await post(allowed, '/v1/extract/csv', { document_url: srv.url('csv/csv-semicolon.csv') });
+  const ok = await post(allowed, '/v1/extract/csv', { document_url: srv.url(FIXTURE_NAMES.csv) });
   t.equal(ok.status, 200);
   t.equal(ok.body.table_count, 1);
-  t.equal(srv.hits('csv/csv-semicolon.csv'), 1);
+  t.equal(srv.hits(FIXTURE_NAMES.csv), 1);
 });

@@ -1,7 +1,9 @@
 /**
- * Shared pieces of the integration suite: a loopback static file server that counts requests, a
- * generated 100-page PDF with known phrases on known pages, multipart bodies, the tiny ONNX models
- * copied into a temporary MODELS_DIR, and app builders that keep DATA_DIR across a restart.
+ * Shared pieces of the integration suite: a loopback static file server that counts requests (over
+ * a folder the caller names: generated files here, the corpus in test/corpus/integration), a
+ * generated PDF of up to 100 pages with known phrases on known pages, multipart bodies, the tiny
+ * ONNX models copied into a temporary MODELS_DIR, and app builders that keep DATA_DIR across a
+ * restart. Nothing here reads the corpus.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,19 +14,17 @@ import PDFDocument from 'pdfkit';
 import { buildTestApp, tempDir, testConfig, type Teardown } from '../helper.ts';
 import { loadConfig } from '../../src/config.ts';
 import { MODELS_FIXTURE_DIR } from '../retrieval/model-fixtures.ts';
-
-export const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
-export const corpusFile = (rel: string) => fs.readFileSync(path.join(CORPUS, rel));
+import { FIXTURE_KINDS, FIXTURE_NAMES, fixtureSubset, type FixtureFiles } from '../fixtures-gen/documents.ts';
 
 // ---------------------------------------------------------------- static server
 
 export interface StaticServer {
   origin: string;
-  /** URL of a corpus file (relative to ../shared/corpus) or of a file added with `add`. */
+  /** URL of a file under the served root, by its path relative to the root. */
   url(rel: string): string;
   /** Serves `bytes` at /mem/<name> with the given Content-Type. */
   add(name: string, bytes: Buffer, contentType?: string): string;
-  /** Requests for a file added with `add` (by name) or a corpus file (by relative path). */
+  /** Requests for a file added with `add` (by name) or a file under the root (by relative path). */
   hits(rel: string): number;
   totalHits(): number;
   close(): Promise<void>;
@@ -44,10 +44,11 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /**
- * Serves ../shared/corpus read-only at /corpus/<rel> and in-memory files at /mem/<name>, on
- * 127.0.0.1 only. Paths are resolved inside the corpus folder (no traversal).
+ * Serves the folder `root` read-only at /files/<rel> (none without a root) and in-memory files at
+ * /mem/<name>, on 127.0.0.1 only. Paths are resolved inside the root (no traversal).
  */
-export async function startStaticServer(t: Teardown): Promise<StaticServer> {
+export async function startStaticServer(t: Teardown, root?: string): Promise<StaticServer> {
+  const base = root === undefined ? undefined : path.resolve(root);
   const hits = new Map<string, number>();
   const mem = new Map<string, { bytes: Buffer; type: string }>();
   const server = http.createServer((req, res) => {
@@ -58,9 +59,9 @@ export async function startStaticServer(t: Teardown): Promise<StaticServer> {
     if (p.startsWith('/mem/')) {
       const f = mem.get(p.slice(5));
       if (f) [body, type] = [f.bytes, f.type];
-    } else if (p.startsWith('/corpus/')) {
-      const file = path.resolve(CORPUS, p.slice(8));
-      if (file.startsWith(CORPUS + path.sep) && fs.existsSync(file)) {
+    } else if (base !== undefined && p.startsWith('/files/')) {
+      const file = path.resolve(base, p.slice(7));
+      if (file.startsWith(base + path.sep) && fs.existsSync(file) && fs.statSync(file).isFile()) {
         body = fs.readFileSync(file);
         type = CONTENT_TYPES[path.extname(file).toLowerCase()] ?? type;
       }
@@ -78,15 +79,27 @@ export async function startStaticServer(t: Teardown): Promise<StaticServer> {
   t.teardown(close);
   return {
     origin,
-    url: (rel) => `${origin}/corpus/${rel}`,
+    url: (rel) => `${origin}/files/${rel}`,
     add(name, bytes, contentType = 'application/octet-stream') {
       mem.set(name, { bytes, type: contentType });
       return `${origin}/mem/${name}`;
     },
-    hits: (rel) => hits.get(mem.has(rel) ? `/mem/${rel}` : `/corpus/${rel}`) ?? 0,
+    hits: (rel) => hits.get(mem.has(rel) ? `/mem/${rel}` : `/files/${rel}`) ?? 0,
     totalHits: () => [...hits.values()].reduce((a, b) => a + b, 0),
     close,
   };
+}
+
+/**
+ * A temporary folder holding generated fixtures (test/fixtures-gen/documents.ts; all kinds unless
+ * `kinds` names some) under their FIXTURE_NAMES names, to serve with startStaticServer: the
+ * self-contained suite's "corpus".
+ */
+export async function generatedRoot(t: Teardown, kinds: ReadonlyArray<keyof FixtureFiles> = FIXTURE_KINDS): Promise<string> {
+  const dir = tempDir(t, 'rag-files-');
+  const files = await fixtureSubset(kinds);
+  for (const kind of kinds) fs.writeFileSync(path.join(dir, FIXTURE_NAMES[kind]), files[kind]);
+  return dir;
 }
 
 // ---------------------------------------------------------------- the 100-page PDF
@@ -121,15 +134,18 @@ function filler(page: number, paragraph: number): string {
   return sentences.join(' ');
 }
 
-/** A born-digital 100-page PDF (pdfkit): a heading and three paragraphs per page, PLANTED phrases on their pages. */
-export function makeLongPdf(): Promise<Buffer> {
+/**
+ * A born-digital PDF of `pages` pages (pdfkit, 100 by default): a heading and three paragraphs per
+ * page, the PLANTED phrases on their pages (those within the page count).
+ */
+export function makeLongPdf(pages = LONG_PDF_PAGES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ autoFirstPage: false, info: { Title: 'Integration Handbook', CreationDate: new Date('2024-03-14T12:00:00Z') } });
     const chunks: Buffer[] = [];
     doc.on('data', (c: Buffer) => chunks.push(c));
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
-    for (let page = 1; page <= LONG_PDF_PAGES; page++) {
+    for (let page = 1; page <= pages; page++) {
       doc.addPage({ size: 'A4', margin: 56 });
       doc.fontSize(16).text(`Chapter ${page} operating notes`);
       doc.moveDown(0.5).fontSize(11);

@@ -228,13 +228,26 @@ t.test('a corrupt index on disk is rebuilt transparently with the right answer',
       fs.writeFileSync(file, text.replace(PLANTED[0]!.phrase, PLANTED[0]!.phrase.toUpperCase()));
     }],
   ];
+  // One app builds and persists the index once; each case starts from a copy of that DATA_DIR.
+  const pristine = tempDir(t);
+  const url = srv.add('corrupt.pdf', pdf, 'application/pdf');
+  const first = await buildAppOn(t, pristine);
+  t.equal((await retrieve(first, url, PLANTED[0]!.query)).status, 200);
+  await first.close();
+  const [key] = indexDirs(pristine);
+  t.ok(key, 'the index was persisted');
+  // Control: an undamaged copy is loaded from disk, so a rebuild below is the damage's doing.
+  const intact = tempDir(t);
+  fs.cpSync(pristine, intact, { recursive: true });
+  const control = await buildAppOn(t, intact);
+  const loaded = await retrieve(control, url, PLANTED[0]!.query);
+  t.equal(loaded.body.retrieval.documents[0].index, 'disk', 'the copied index loads as it is');
+  t.match(control.services.documents.stats(), { extractions: 0 });
+  await control.close();
   for (const [name, corrupt] of corruptions) {
     const dataDir = tempDir(t);
-    const url = srv.add(`corrupt-${corruptions.findIndex((c) => c[0] === name)}.pdf`, pdf, 'application/pdf');
-    const first = await buildAppOn(t, dataDir);
-    t.equal((await retrieve(first, url, PLANTED[0]!.query)).status, 200);
-    await first.close();
-    const [key] = indexDirs(dataDir);
+    fs.cpSync(pristine, dataDir, { recursive: true });
+    t.same(indexDirs(dataDir), [key], `${name}: starts from the stored index`);
     corrupt(path.join(dataDir, 'indexes', key!));
 
     const app = await buildAppOn(t, dataDir);

@@ -158,12 +158,13 @@ t.test('tiny ONNX models in MODELS_DIR: dense, hybrid + rerank and explain throu
 
 t.test('without models: dense is 503 MODEL_UNAVAILABLE saying how to enable it; the default falls back to lexical with a reason', async (t) => {
   const srv = await startStaticServer(t);
-  const url = srv.url('pdf/test.pdf');
+  const url = srv.add('ten-pages.pdf', await makeLongPdf(10), 'application/pdf');
+  const planted = PLANTED[0]!;
   const app = await buildAppOn(t, tempDir(t));
   await app.services.models.ready();
 
   for (const mode of ['dense', 'hybrid']) {
-    const res = await post(app, '/v1/documents/retrieve', { document_url: url, query: 'multi-agent approaches', mode });
+    const res = await post(app, '/v1/documents/retrieve', { document_url: url, query: planted.query, mode });
     t.equal(res.status, 503, mode);
     t.equal(res.body.code, 'MODEL_UNAVAILABLE');
     t.match(res.body.error, new RegExp(`^mode "${mode}" needs an embedding model: no embedding model is available \\(`));
@@ -172,12 +173,12 @@ t.test('without models: dense is 503 MODEL_UNAVAILABLE saying how to enable it; 
     t.match(res.body.error, /EMBEDDINGS_URL/);
   }
 
-  const res = await post(app, '/v1/documents/retrieve', { document_url: url, query: 'contemporaneous exploration of multi-agent approaches' });
+  const res = await post(app, '/v1/documents/retrieve', { document_url: url, query: planted.query });
   t.equal(res.status, 200);
   t.match(res.body.retrieval, { mode: 'lexical', embedder: null, reranker: 'unavailable', reranker_model: null });
   t.match(res.body.retrieval.reason, /^lexical: no embedding model is available .*To enable dense retrieval/);
   t.match(res.body.retrieval.reranker_reason, /^reranker onnx:Xenova\/ms-marco-MiniLM-L-6-v2:q8 is unavailable: model files missing/);
-  t.ok(res.body.results[0].text.includes('contemporaneous exploration of multi-agent approaches'));
+  t.ok(res.body.results[0].text.includes(planted.phrase));
   t.equal(app.services.retrieval.stats().embedded_chunks, 0);
-  t.equal(srv.hits('pdf/test.pdf'), 1, 'the refused dense calls still downloaded once, then served from cache');
+  t.equal(srv.hits('ten-pages.pdf'), 1, 'the refused dense calls still downloaded once, then served from cache');
 });

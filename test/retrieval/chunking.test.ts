@@ -1,10 +1,7 @@
 import t from 'tap';
-import path from 'node:path';
-import { readFileSync } from 'node:fs';
 import { chunkDocument, chunkText, chunkingProfile, indexTextOf, MAX_CHUNK_CHARS } from '../../src/retrieval/chunking.ts';
 import type { PageSpan, ProcessedDocument } from '../../src/extractors/types.ts';
-
-const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
+import { HANDBOOK_SECTIONS, handbookMarkdown, longBook } from '../fixtures-gen/texts.ts';
 
 function doc(kind: ProcessedDocument['kind'], content: string, pages: PageSpan[] = []): ProcessedDocument {
   return { kind, content, metadata: {}, tables: [], images: [], urls: [], pages };
@@ -32,12 +29,14 @@ t.test('profiles: per type, scaled for long and short content', async (t) => {
   t.same(chunkingProfile('pdf', 50_000, { chunkSize: 9000, overlap: 10 }).size, MAX_CHUNK_CHARS);
 });
 
-t.test('a long real book: exact slices, bounded sizes, overlap, everything covered', async (t) => {
-  const text = readFileSync(path.join(corpus, 'txt/book-war-and-peace-1225p.txt'), 'utf8');
+t.test('a long generated book: exact slices, bounded sizes, overlap, everything covered', async (t) => {
+  const text = longBook();
+  t.ok(text.length > 150_000, `${text.length} chars`);
   const chunks = chunkText(text, 'text');
   const { size } = chunkingProfile('text', text.length);
   t.equal(size, 1800);
-  t.ok(chunks.length > 1500, `${chunks.length} chunks`);
+  // Chunks of at most `size` characters that cover the text leave no fewer than length/size of them.
+  t.ok(chunks.length >= Math.ceil(text.trim().length / size), `${chunks.length} chunks`);
   let covered = 0;
   let overlapping = 0;
   for (const [i, c] of chunks.entries()) {
@@ -99,13 +98,18 @@ t.test('heading paths follow Markdown nesting', async (t) => {
   t.ok(chunks.some((c) => c.text.startsWith('### Revenue')));
 });
 
-t.test('a real Markdown document (docling ground truth) keeps its section titles', async (t) => {
-  const md = readFileSync(path.join(corpus, 'pdf/redp5110_sampled.pdf.expected.md'), 'utf8');
+t.test('a sectioned Markdown handbook keeps its section titles', async (t) => {
+  const md = handbookMarkdown();
   const chunks = chunkDocument(doc('docx', md));
-  const sec = chunks.find((c) => c.text.startsWith('## 1.1  Security fundamentals'))!;
-  t.ok(sec, 'a chunk opens the section');
-  t.same(sec.heading_path, ['1.1  Security fundamentals']);
-  t.ok(chunks.every((c) => c.text.length <= 1500 && md.slice(c.char_start, c.char_end) === c.text));
+  const { size } = chunkingProfile('docx', md.length);
+  for (const s of HANDBOOK_SECTIONS) {
+    const opening = chunks.find((c) => c.text.startsWith(`${s.heading}\n`));
+    t.ok(opening, `a chunk opens ${s.heading}`);
+    t.same(opening?.heading_path, s.path, `${s.heading}: heading path`);
+    const holding = chunks.filter((c) => c.text.includes(s.planted));
+    t.ok(holding.length >= 1 && holding.every((c) => c.heading_path.join('/') === s.path.join('/')), `${s.heading}: its sentence is under it`);
+  }
+  t.ok(chunks.every((c) => c.text.length <= size && md.slice(c.char_start, c.char_end) === c.text));
 });
 
 t.test('slides: slide labels lead the heading path', async (t) => {

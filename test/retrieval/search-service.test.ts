@@ -3,7 +3,6 @@ import path from 'node:path';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import { IndexStore } from '../../src/retrieval/store/index-store.ts';
@@ -12,15 +11,16 @@ import { RetrievalService, type DocumentAccess, type ModelLayer, type IndexPersi
 import { chunkDocument } from '../../src/retrieval/chunking.ts';
 import type { Embedder, RerankOutcome } from '../../src/retrieval/types.ts';
 import type { ProcessedDocument } from '../../src/extractors/types.ts';
-import type { DocumentSource } from '../../src/documents/document-service.ts';
+import type { DocumentSource } from '../../src/call-context.ts';
 import { isToolError } from '../../src/errors.ts';
+import { declarationText, HANDBOOK_SECTIONS, handbookMarkdown } from '../fixtures-gen/texts.ts';
 
 // The real model layer and store satisfy the service's seams (checked by the compiler).
 export const seams: [(m: ModelManager) => ModelLayer, (s: IndexStore) => IndexPersistence] = [(m) => m, (s) => s];
 
-const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
-const md = readFileSync(path.join(corpus, 'pdf/redp5110_sampled.pdf.expected.md'), 'utf8');
-const udhr = readFileSync(path.join(corpus, 'txt/UDHR_first_article_all.txt'), 'utf8');
+// Generated documents (test/corpus/retrieval/search-service.test.ts runs on the real ones).
+const md = handbookMarkdown();
+const udhr = declarationText();
 const log = pino({ level: 'silent' });
 
 function docOf(kind: ProcessedDocument['kind'], content: string): ProcessedDocument {
@@ -91,14 +91,15 @@ const caches = () => new CacheRegistry({ ttlMs: 60_000 });
 const REDBOOK = 'https://docs.example/redbook';
 const UDHR = 'https://docs.example/udhr';
 
-t.test('lexical retrieval over a real document, and why it is lexical', async (t) => {
+t.test('lexical retrieval over a sectioned document, and why it is lexical', async (t) => {
   const lib = library({ [REDBOOK]: docOf('docx', md) });
   const svc = new RetrievalService({ documents: lib.access, caches: caches() });
   const res = await svc.retrieve({ sources: [{ url: REDBOOK }], query: 'separation of duties security administrator', topK: 3 }, ctx());
   t.equal(res.total_chunks_indexed, chunkDocument(docOf('docx', md)).length);
   t.equal(res.results.length, 3);
-  t.match(res.results[0].text, /[Ss]eparation of duties/);
-  t.ok(res.results[0].heading_path.some((h) => /Separation of duties/.test(h)));
+  const duties = HANDBOOK_SECTIONS.find((s) => s.heading.endsWith('Separation of duties'))!;
+  t.ok(res.results[0].text.includes(duties.planted), 'the chunk with the section\'s sentence ranks first');
+  t.same(res.results[0].heading_path, duties.path);
   t.equal(res.results[0].source, REDBOOK);
   t.equal(res.retrieval.mode, 'lexical');
   t.equal(res.retrieval.embedder, null);
@@ -189,6 +190,7 @@ t.test('several documents at once: each result names its source', async (t) => {
   t.ok(res.results.some((r) => r.source === UDHR));
   const sec = await svc.retrieve({ sources: [{ url: REDBOOK }, { url: UDHR }], query: 'QIBM_DB_SECADM function usage', topK: 2 }, ctx());
   t.equal(sec.results[0].source, REDBOOK);
+  t.ok(sec.results[0].text.includes('QIBM_DB_SECADM'), 'the chunk naming the identifier');
   t.equal(sec.total_chunks_indexed, res.total_chunks_indexed);
 });
 

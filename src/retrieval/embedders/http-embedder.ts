@@ -4,6 +4,8 @@
  * time-bounded, retried with exponential backoff on network errors, 5xx and 429, and the response
  * checked (count, indices, dimension, finite numbers) before vectors are L2-normalised.
  */
+import { BodyTooLargeError, checkDeclaredLength, readBounded } from '../../util/read-bounded.ts';
+import { parseRetryAfter, withRetries } from '../../util/retry.ts';
 import type { EmbedKind, Embedder } from '../types.ts';
 import { l2Normalize } from './normalize.ts';
 
@@ -31,12 +33,19 @@ export interface HttpEmbedderOptions {
 export class EmbeddingServiceError extends Error {
   readonly status: number | null;
   readonly retryable: boolean;
+  /** The wait a 429/5xx answer asked for (Retry-After), in ms. */
+  retryAfterMs?: number;
   constructor(message: string, status: number | null, retryable: boolean, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'EmbeddingServiceError';
     this.status = status;
     this.retryable = retryable;
   }
+}
+
+/** Any failure of one attempt as an EmbeddingServiceError (network errors are retryable). */
+function asServiceError(err: unknown): EmbeddingServiceError {
+  return err instanceof EmbeddingServiceError ? err : new EmbeddingServiceError(`embedding service unreachable: ${describe(err)}`, null, true, { cause: err });
 }
 
 /** The embeddings endpoint for a configured base URL. */
@@ -54,25 +63,11 @@ export function embeddingsEndpoint(base: string): string {
   return u.toString();
 }
 
-const defaultSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 export class HttpEmbedder implements Embedder {
   readonly id: string;
   readonly endpoint: string;
   private dim: number;
-  private readonly opts: Required<Omit<HttpEmbedderOptions, 'apiKey'>> & { apiKey: string };
+  private readonly opts: Required<Omit<HttpEmbedderOptions, 'apiKey' | 'sleep'>> & Pick<HttpEmbedderOptions, 'sleep'> & { apiKey: string };
 
   /** `dimension` is learnt by connect(); construct directly only when it is known. */
   constructor(opts: HttpEmbedderOptions & { dimension: number }) {
@@ -90,7 +85,7 @@ export class HttpEmbedder implements Embedder {
       backoffMs: opts.backoffMs ?? 250,
       maxBackoffMs: opts.maxBackoffMs ?? 4_000,
       maxResponseBytes: opts.maxResponseBytes ?? 64 * 1024 * 1024,
-      sleep: opts.sleep ?? defaultSleep,
+      ...(opts.sleep ? { sleep: opts.sleep } : {}),
       fetch: opts.fetch ?? globalThis.fetch,
     };
   }
@@ -115,25 +110,26 @@ export class HttpEmbedder implements Embedder {
     return out;
   }
 
-  private async request(input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    let attempt = 0;
-    for (;;) {
-      signal?.throwIfAborted();
-      try {
-        return await this.attempt(input, signal);
-      } catch (err) {
-        if (signal?.aborted) throw signal.reason;
-        const e = err instanceof EmbeddingServiceError ? err : new EmbeddingServiceError(`embedding service unreachable: ${describe(err)}`, null, true, { cause: err });
-        if (!e.retryable || attempt >= this.opts.retries) {
-          if (attempt > 0) e.message += ` (after ${attempt + 1} attempts)`;
-          throw e;
-        }
-        const retryAfter = (e as EmbeddingServiceError & { retryAfterMs?: number }).retryAfterMs;
-        const backoff = Math.min(this.opts.maxBackoffMs, retryAfter ?? this.opts.backoffMs * 2 ** attempt);
-        attempt++;
-        await this.opts.sleep(backoff, signal);
-      }
-    }
+  private request(input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const { retries, backoffMs, maxBackoffMs } = this.opts;
+    return withRetries(() => this.attempt(input, signal), {
+      attempts: retries + 1,
+      // Exponential backoff; a Retry-After is honoured up to the same cap.
+      backoffMs: (retry) => Math.min(maxBackoffMs, backoffMs * 2 ** (retry - 1)),
+      maxRetryAfterMs: maxBackoffMs,
+      overLimit: 'cap',
+      retryable: (err) => {
+        const e = asServiceError(err);
+        return e.retryable && { retryAfterMs: e.retryAfterMs };
+      },
+      giveUp: (err, attempts) => {
+        const e = asServiceError(err);
+        if (attempts > 1) e.message += ` (after ${attempts} attempts)`;
+        return e;
+      },
+      ...(signal ? { signal } : {}),
+      ...(this.opts.sleep ? { sleep: this.opts.sleep } : {}),
+    });
   }
 
   private async attempt(input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -158,7 +154,7 @@ export class HttpEmbedder implements Embedder {
     }
     let body: string;
     try {
-      body = await readBounded(res, this.opts.maxResponseBytes);
+      body = await readBody(res, this.opts.maxResponseBytes);
     } catch (err) {
       if (timeout.aborted && !signal?.aborted) {
         throw new EmbeddingServiceError(`embedding service response took longer than ${this.opts.timeoutMs} ms`, res.status, true);
@@ -167,15 +163,9 @@ export class HttpEmbedder implements Embedder {
     }
     if (!res.ok) {
       const retryable = res.status === 429 || res.status >= 500;
-      const e = new EmbeddingServiceError(
-        `embedding service answered HTTP ${res.status}${snippet(body)}`,
-        res.status,
-        retryable,
-      ) as EmbeddingServiceError & { retryAfterMs?: number };
-      // Retry-After in seconds (an HTTP date is ignored: the backoff applies).
-      const header = res.headers.get('retry-after');
-      const ra = header === null || header.trim() === '' ? NaN : Number(header);
-      if (Number.isFinite(ra) && ra >= 0) e.retryAfterMs = ra * 1000;
+      const e = new EmbeddingServiceError(`embedding service answered HTTP ${res.status}${snippet(body)}`, res.status, retryable);
+      const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
+      if (retryAfter !== undefined) e.retryAfterMs = retryAfter;
       throw e;
     }
     return this.parse(body, input.length);
@@ -212,23 +202,17 @@ export class HttpEmbedder implements Embedder {
   }
 }
 
-async function readBounded(res: Response, max: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel();
-    throw new EmbeddingServiceError(`embedding service response too large (${declared} bytes)`, res.status, false);
+async function readBody(res: Response, max: number): Promise<string> {
+  try {
+    checkDeclaredLength(res.headers.get('content-length'), max);
+    if (!res.body) return '';
+    return (await readBounded(res.body as unknown as AsyncIterable<Uint8Array>, max)).toString('utf8');
+  } catch (err) {
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    await res.body?.cancel().catch(() => undefined);
+    const size = err.declared !== undefined ? `${err.declared} bytes` : `over ${max} bytes`;
+    throw new EmbeddingServiceError(`embedding service response too large (${size})`, res.status, false);
   }
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
-    if (total > max) {
-      throw new EmbeddingServiceError(`embedding service response too large (over ${max} bytes)`, res.status, false);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function snippet(body: string): string {

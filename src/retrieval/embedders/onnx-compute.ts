@@ -4,9 +4,10 @@
  * onnxruntime-node's run() is synchronous on the calling thread, which is why this never runs on
  * the main thread; between batches it yields so cancel messages get through.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { Tensor } from '@huggingface/transformers';
 import { l2Normalize } from './normalize.ts';
-import { batchTensors, encodePair, encodeSingle, lengthSortedBatches, tokenIds, yieldToEventLoop, type Encoded, type LoadedOnnxModel } from './onnx-session.ts';
+import { batchTensors, encodePair, encodeSingle, lengthSortedBatches, tokenIds, type Encoded, type LoadedOnnxModel } from './onnx-session.ts';
 import type { Pooling } from './model-paths.ts';
 
 export interface ComputeLimits {
@@ -32,7 +33,7 @@ export async function embedTexts(m: LoadedOnnxModel, texts: string[], pooling: P
     dimension = vectors[0].length;
     out ??= new Float32Array(texts.length * dimension);
     batch.forEach((i, j) => out!.set(vectors[j], i * dimension));
-    await yieldToEventLoop();
+    await setImmediate(); // lets timers and I/O run between inference batches
   }
   return { data: out ?? new Float32Array(0), dimension };
 }
@@ -93,7 +94,7 @@ export async function scorePairs(m: LoadedOnnxModel, query: string, passages: st
     } finally {
       for (const t of Object.values(outputs)) t?.dispose?.();
     }
-    await yieldToEventLoop();
+    await setImmediate(); // lets timers and I/O run between inference batches
   }
   for (const s of out) if (!Number.isFinite(s)) throw new Error('non-finite score');
   return out;

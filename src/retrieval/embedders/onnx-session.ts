@@ -158,6 +158,3 @@ export function lengthSortedBatches(lengths: number[], batchSize: number): numbe
   for (let i = 0; i < order.length; i += batchSize) out.push(order.slice(i, i + batchSize));
   return out;
 }
-
-/** Lets timers and I/O run between inference batches. */
-export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -4,7 +4,11 @@
  * posts texts and receives vectors. The worker keeps the process alive only while requests are
  * pending. If it dies, pending and later calls fail with a clear error.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { COMPILED, PROJECT_ROOT } from '../../project-root.ts';
 import type { WorkerInit, WorkerReply, WorkerRequest } from './onnx-worker-protocol.ts';
 
 type Job = { type: 'embed'; texts: string[] } | { type: 'score'; query: string; passages: string[] };
@@ -14,7 +18,11 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-const BOOT = new URL('./onnx-worker-boot.mjs', import.meta.url);
+// Compiled (dist/, where this code sits in a shared chunk): the worker is its own bundle entry.
+// From the sources: a boot file loads tsx first.
+const BOOT = COMPILED
+  ? pathToFileURL(path.join(PROJECT_ROOT, 'dist', 'src', 'retrieval', 'embedders', 'onnx-worker.js'))
+  : new URL('./onnx-worker-boot.mjs', import.meta.url);
 
 export class OnnxWorkerClient {
   private readonly worker: Worker;
@@ -102,7 +110,7 @@ export class OnnxWorkerClient {
     const gone = new Promise<void>((resolve) => (this.disposed = resolve));
     this.worker.ref();
     this.post({ type: 'dispose' });
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 2000).unref())]);
+    await Promise.race([gone, sleep(2000, undefined, { ref: false })]);
     this.fail(new Error('model closed'));
     await this.worker.terminate();
   }

@@ -14,6 +14,7 @@ import type { Embedder, RerankOutcome, Reranker } from '../types.ts';
 import { MODEL_SPECS, WEIGHT_FILES, checkModelDir, modelDir, onnxModelId, type ModelRole, type ModelSpec } from '../embedders/model-paths.ts';
 import { HUB_URL, downloadMissing, planDownloads } from './hub-download.ts';
 import { RerankQueue, type RerankQueueStats } from '../rerank-queue.ts';
+import { errorText } from '../../util/error-text.ts';
 
 export type ModelStateName = 'loading' | 'ready' | 'unavailable' | 'failed';
 export type ModelSlot = ModelRole | 'http';
@@ -335,6 +336,4 @@ export class ModelManager {
   }
 }
 
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+const message = (err: unknown) => errorText(err, Infinity);

@@ -2,11 +2,14 @@
  * Building and searching one hnswlib-node cosine index. Building adds points in time slices and
  * yields between them, so indexing a large document never blocks the event loop for long.
  */
-import hnswlib from 'hnswlib-node';
-import { yieldToEventLoopEvery } from './yield.ts';
+import type hnswlibTypes from 'hnswlib-node';
+import { yieldToEventLoopEvery } from '../../util/yield.ts';
 
-const { HierarchicalNSW } = hnswlib;
-export type Hnsw = InstanceType<typeof HierarchicalNSW>;
+export type Hnsw = InstanceType<typeof hnswlibTypes.HierarchicalNSW>;
+
+// The native addon loads on first use, not at server start.
+let hnswlib: Promise<typeof hnswlibTypes> | undefined;
+const loadHnswlib = async () => (await (hnswlib ??= import('hnswlib-node').then((m) => m.default))).HierarchicalNSW;
 
 export interface HnswParams {
   M: number;
@@ -25,6 +28,7 @@ export const DEFAULT_HNSW: Readonly<HnswParams> = Object.freeze({ M: 32, efConst
 export const HNSW_SEED = 100;
 
 export async function buildHnsw(vectors: Float32Array[], dimension: number, params: HnswParams, signal?: AbortSignal): Promise<Hnsw> {
+  const HierarchicalNSW = await loadHnswlib();
   const index = new HierarchicalNSW('cosine', dimension);
   index.initIndex(Math.max(1, vectors.length), params.M, params.efConstruction, HNSW_SEED);
   const tick = yieldToEventLoopEvery(10);
@@ -37,6 +41,7 @@ export async function buildHnsw(vectors: Float32Array[], dimension: number, para
 }
 
 export async function readHnsw(file: string, dimension: number, ef: number): Promise<Hnsw> {
+  const HierarchicalNSW = await loadHnswlib();
   const index = new HierarchicalNSW('cosine', dimension);
   await index.readIndex(file);
   // ef is not stored in the index file.

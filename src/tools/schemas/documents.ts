@@ -1,7 +1,11 @@
 /** Schemas shared by the document tools (process, extract_*, query_spreadsheet). */
 import Type from 'typebox';
 import { MAX_URL_LENGTH } from '../../documents/url-policy.ts';
-import { MAX_CONTENT_CHARS, MAX_TABLE_CHARS } from '../../documents/tool-output.ts';
+
+/** Characters of text a response carries at most (callers may ask for fewer with max_chars). */
+export const MAX_CONTENT_CHARS = 50_000;
+/** Characters of one table rendering at most. */
+export const MAX_TABLE_CHARS = 5_000;
 
 const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://';
 

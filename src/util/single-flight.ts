@@ -4,7 +4,7 @@
  * caller has gone, so one impatient client cannot cancel a download others are waiting for.
  * Bounded: past maxInFlight distinct keys, new keys run uncoalesced.
  */
-import { abortError } from './download.ts';
+import { abortError } from './abort.ts';
 
 interface Flight<T> {
   promise: Promise<T>;

@@ -3,13 +3,13 @@
  * 50,000 characters), table renderings clipped to 5,000, and nothing of the internal row data.
  * Every clip says so (`truncated`) together with the full length.
  */
+import type { Static } from 'typebox';
 import { toolError } from '../errors.ts';
 import type { ExtractedTable, ExtractedUrl } from '../extractors/types.ts';
-import type { ToolContext } from '../tools/define-tool.ts';
-import type { DocumentSource } from './document-service.ts';
+import type { DocumentSource } from '../call-context.ts';
+import type { ToolContext } from './define-tool.ts';
+import { MAX_CONTENT_CHARS, MAX_TABLE_CHARS, type TableItem } from './schemas/documents.ts';
 
-export const MAX_CONTENT_CHARS = 50_000;
-export const MAX_TABLE_CHARS = 5_000;
 /** Tables and images listed per response; counts report the full number. */
 export const MAX_LISTED_TABLES = 100;
 export const MAX_LISTED_IMAGES = 100;
@@ -34,14 +34,7 @@ export function contentBudget(maxChars: number | undefined): number {
   return Math.min(MAX_CONTENT_CHARS, maxChars ?? MAX_CONTENT_CHARS);
 }
 
-export interface WireTable {
-  content: string;
-  table_type: string;
-  location: string;
-  metadata: Record<string, unknown>;
-  truncated?: boolean;
-  content_length?: number;
-}
+export type WireTable = Static<typeof TableItem>;
 
 export function wireTable(table: ExtractedTable): WireTable {
   const c = clipText(table.content ?? '', MAX_TABLE_CHARS);

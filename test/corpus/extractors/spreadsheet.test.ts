@@ -1,22 +1,24 @@
 /**
- * Real third-party workbooks from ../shared/corpus, read in place: row/column counts and known
- * cells, checked against the corpus's expected files where it has them.
+ * Real third-party workbooks from the corpus (CORPUS_DIR/xlsx, CORPUS_DIR/xls), read in place:
+ * row/column counts and known cells, checked against the corpus's expected files where it has
+ * them. The self-contained test/extractors/spreadsheet.test.ts covers the same shapes on
+ * generated workbooks.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { extractSpreadsheet } from '../../src/extractors/spreadsheet.ts';
-import { cellText } from '../../src/extractors/table-pipeline.ts';
-import type { ExtractedTable } from '../../src/extractors/types.ts';
+import { extractSpreadsheet } from '../../../src/extractors/spreadsheet.ts';
+import { cellText } from '../../../src/extractors/table-pipeline.ts';
+import type { ExtractedTable } from '../../../src/extractors/types.ts';
+import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 
-const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
 const signal = new AbortController().signal;
-const read = (rel: string) => extractSpreadsheet({ bytes: fs.readFileSync(path.join(corpus, rel)), filename: path.basename(rel), signal });
+const read = (rel: string) => extractSpreadsheet({ bytes: readCorpus(rel), filename: path.basename(rel), signal });
 const shape = (tables: ExtractedTable[]) => tables.map((x) => [x.location, x.rows?.length, x.headers?.length]);
 
 /** Pipe tables of a docling expected.md (separator `| - |`), as header + rows of trimmed cells. */
 function expectedTables(rel: string): string[][][] {
-  const md = fs.readFileSync(path.join(corpus, rel), 'utf8');
+  const md = readCorpusText(rel);
   const out: string[][][] = [];
   const lines = md.split('\n');
   for (let i = 1; i < lines.length; i++) {
@@ -57,7 +59,7 @@ for (const file of ['xlsx/xlsx_01.xlsx', 'xlsx/xlsx_04_inflated.xlsx']) {
 for (const file of ['xlsx/test.xlsx', 'xls/test.xls']) {
   t.test(`${file}: two sheets, 23x4 and 4x4, known cells`, async (t) => {
     const doc = await read(file);
-    const expected = JSON.parse(fs.readFileSync(path.join(corpus, `${file}.expected.json`), 'utf8')) as { must_include: string[] };
+    const expected = JSON.parse(readCorpusText(`${file}.expected.json`)) as { must_include: string[] };
     t.same(shape(doc.tables), [
       ['sheet:Sheet1', 23, 4],
       ['sheet:09060124-b5e7-4717-9d07-3c046eb', 4, 4],
@@ -132,15 +134,25 @@ t.test('xlsx_04_inflated.xlsx: declared A1:C1048496 is not walked', async (t) =>
   t.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
 });
 
-t.test('every xlsx/xls corpus file yields content or a coded error', async (t) => {
+/** Corpus workbooks that must fail, with the code they fail with (MANIFEST.tsv: "expect a clean error"). */
+const EXPECTED_FAILURES: Record<string, string> = { 'password_protected.xlsx': 'PROCESSING_ERROR' };
+/** Workbooks without any cell value: content says so, no tables. */
+const EMPTY = new Set(['empty.xlsx']);
+
+t.test('every xlsx/xls corpus file yields tables, or its listed error', async (t) => {
   for (const dir of ['xlsx', 'xls']) {
-    for (const name of fs.readdirSync(path.join(corpus, dir)).filter((f) => !f.includes('.expected.'))) {
-      try {
-        const doc = await read(`${dir}/${name}`);
-        t.ok(doc.content.length > 0, `${name}: content`);
-      } catch (err) {
-        t.match(err, { code: /^[A-Z_]+$/ }, `${name}: coded error`);
+    const files = fs.readdirSync(corpusPath(dir)).filter((f) => !f.includes('.expected.')).sort();
+    t.ok(files.length >= 2, `${dir}: ${files.length} files`);
+    for (const name of files) {
+      if (name in EXPECTED_FAILURES) {
+        await t.rejects(read(`${dir}/${name}`), { code: EXPECTED_FAILURES[name] }, `${name}: ${EXPECTED_FAILURES[name]}`);
+        continue;
       }
+      const doc = await read(`${dir}/${name}`);
+      t.equal(doc.kind, dir, `${name}: kind`);
+      t.ok(doc.content.startsWith('## Sheet: '), `${name}: content`);
+      if (EMPTY.has(name)) t.equal(doc.tables.length, 0, `${name}: no tables`);
+      else t.ok(doc.tables.length > 0 && doc.tables.every((x) => (x.rows?.length ?? 0) > 0), `${name}: tables with rows`);
     }
   }
 });

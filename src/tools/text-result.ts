@@ -2,19 +2,13 @@
  * The shared shape of extract_pdf_text, extract_docx_text and extract_pptx_text: one kind of
  * document in, its text out (clipped to max_chars), a wrong kind refused with UNSUPPORTED_FORMAT.
  */
-import type { ToolContext } from '../tools/define-tool.ts';
+import type { Static, TObject } from 'typebox';
+import type { ToolContext } from './define-tool.ts';
 import type { DocumentKind, ProcessedDocument } from '../extractors/types.ts';
+import type { TextResultFields } from './schemas/documents.ts';
 import { clipText, contentBudget, sourceFrom } from './tool-output.ts';
 
-export interface TextResult {
-  text: string;
-  char_count: number;
-  truncated: boolean;
-  source: string;
-  metadata: Record<string, unknown>;
-  detected_language: string;
-  detected_language_name: string;
-}
+export type TextResult = Static<TObject<typeof TextResultFields>>;
 
 export async function extractTextResult(
   input: { document_url?: string; max_chars?: number },
