@@ -16,8 +16,9 @@ export const EXTERNAL = [
   'hnswlib-node', 'onnxruntime-node', 'onnxruntime-common', '@huggingface/transformers', '@napi-rs/canvas', 'better-sqlite3', 'sharp',
   // read their own files or start workers from their package folders
   '@fastify/swagger-ui', '@fastify/static', 'tesseract.js', '@tesseract.js-data/*', 'unpdf', 'pdfjs-dist', 'pino', 'pino-roll', 'thread-stream',
-  // large parsers loaded on first use
-  'jsdom', 'linkedom', 'mammoth', 'xlsx', 'eld', 'eld/*',
+  // loaded on first use (undici: esbuild's interop would hide a bundled CommonJS module's named
+  // exports from a dynamic import)
+  'undici', 'jsdom', 'linkedom', 'mammoth', 'xlsx', 'eld', 'eld/*',
   // --reload and the source fallback
   'tsx', 'tsx/*',
 ];
