@@ -59,7 +59,7 @@ const base = await new Promise<string>((resolve, reject) => {
 
 async function upload(route: string, kind: keyof FixtureFiles, fields: Record<string, string> = {}) {
   const form = new FormData();
-  form.set('file', new Blob([files[kind]]), FIXTURE_NAMES[kind]);
+  form.set('file', new Blob([new Uint8Array(files[kind])]), FIXTURE_NAMES[kind]);
   for (const [k, v] of Object.entries(fields)) form.set(k, v);
   const res = await fetch(base + route, { method: 'POST', body: form });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
