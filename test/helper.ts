@@ -3,9 +3,11 @@
  * or a local .env), a fresh temporary DATA_DIR, a silent logger unless one is given, and closing
  * on teardown.
  */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp, type BuildAppOptions } from '../src/app.ts';
@@ -43,4 +45,40 @@ export async function buildTestApp(t: Teardown, opts: BuildTestAppOptions = {}):
   t.teardown(() => app.close());
   await app.ready();
   return app;
+}
+
+export const CLI_BIN = path.resolve(import.meta.dirname, '../bin/rag-document-server.js');
+
+export interface CliServer {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** http://127.0.0.1:PORT, read from the "Server listening" log line. */
+  address: string;
+  /** Everything the server wrote to stderr so far (its JSON log lines). */
+  stderr(): string;
+}
+
+/**
+ * Spawns the CLI (the compiled build when dist/ exists) on a free loopback port in a fresh
+ * folder, with only PATH, DATA_DIR and `env` in its environment; killed on teardown.
+ */
+export async function spawnCliServer(t: Teardown, env: Record<string, string> = {}, args: string[] = []): Promise<CliServer> {
+  const cwd = tempDir(t);
+  const child = spawn(process.execPath, [CLI_BIN, '--port', '0', '--host', '127.0.0.1', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(cwd, 'data'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stderr = '';
+  const address = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`exited early (${code}): ${stderr}`)));
+  });
+  return { child, address, stderr: () => stderr };
 }

@@ -6,17 +6,15 @@
  * what bundling can break: packages kept external, worker entry points, files read at run time.
  * `npm test` builds dist/ first (pretest).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
-import { tempDir } from '../helper.ts';
+import { spawnCliServer } from '../helper.ts';
 import { FIXTURE_NAMES, HTML_FACTS, OCR_LINES, fixtureFiles, type FixtureFiles } from '../fixtures-gen/documents.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/rag-document-server.js');
 const MODELS = path.join(ROOT, 'test/fixtures/models');
 
 t.ok(fs.existsSync(path.join(ROOT, 'dist/src/server.js')), 'dist/ is built (npm run build)');
@@ -32,29 +30,10 @@ await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
 const originPort = (origin.address() as net.AddressInfo).port;
 t.teardown(() => origin.close());
 
-const cwd = tempDir(t);
-const child = spawn(process.execPath, [BIN, '--port', '0', '--host', '127.0.0.1'], {
-  cwd,
-  env: {
-    PATH: process.env.PATH ?? '',
-    DATA_DIR: path.join(cwd, 'data'),
-    MODELS_DIR: MODELS,
-    ALLOWED_HOSTS: `127.0.0.1:${originPort}`,
-    RATE_LIMIT_RPM: '0',
-  },
-  stdio: ['ignore', 'ignore', 'pipe'],
-});
-t.teardown(() => {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-let stderr = '';
-const base = await new Promise<string>((resolve, reject) => {
-  child.stderr.on('data', (d) => {
-    stderr += d;
-    const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-    if (m) resolve(m[1]);
-  });
-  child.once('exit', (code) => reject(new Error(`exited early (${code}): ${stderr}`)));
+const { address: base } = await spawnCliServer(t, {
+  MODELS_DIR: MODELS,
+  ALLOWED_HOSTS: `127.0.0.1:${originPort}`,
+  RATE_LIMIT_RPM: '0',
 });
 
 async function upload(route: string, kind: keyof FixtureFiles, fields: Record<string, string> = {}) {

@@ -3,15 +3,12 @@
  * body, not dropped: in process through app.cutInFlight() (REST and MCP), and through the real CLI
  * with a call stuck on a slow loopback origin when SIGTERM arrives.
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import t from 'tap';
-import { buildTestApp, tempDir } from '../helper.ts';
+import { buildTestApp, spawnCliServer } from '../helper.ts';
 import { makeSlowTool, type SlowProbe } from './test-tools.ts';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/rag-document-server.js');
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
@@ -100,29 +97,7 @@ t.test('CLI: SIGTERM, SHUTDOWN_TIMEOUT passes, the stuck call gets a coded 503 a
     origin.close();
   });
 
-  const cwd = tempDir(t);
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--host', '127.0.0.1'], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: path.join(cwd, 'data'),
-      SHUTDOWN_TIMEOUT: '1',
-      ALLOWED_HOSTS: `127.0.0.1:${originPort}`,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stderr = '';
-  const address = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', () => reject(new Error(`exited early: ${stderr}`)));
-  });
+  const { child, address, stderr: logs } = await spawnCliServer(t, { SHUTDOWN_TIMEOUT: '1', ALLOWED_HOSTS: `127.0.0.1:${originPort}` });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const call = fetch(`${address}/v1/documents/process`, {
@@ -144,7 +119,7 @@ t.test('CLI: SIGTERM, SHUTDOWN_TIMEOUT passes, the stuck call gets a coded 503 a
   });
   t.ok(waited >= 900, `the call had SHUTDOWN_TIMEOUT (1 s) to finish first (answered after ${waited} ms)`);
   t.equal(await exited, 0);
-  const events = stderr
+  const events = logs()
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { event?: string; code?: string; request_id?: string });
