@@ -1,6 +1,9 @@
 /**
  * API keys. When API_KEYS is set, every route except the open ones (/health, /docs, /openapi.json)
  * needs `Authorization: Bearer <key>` or `x-api-key: <key>`. Keys are compared in constant time.
+ * The check is an onRequest hook, so it runs before the tool-call budgets are counted (preParsing,
+ * plugins/rate-limit.ts): a request without a valid key is counted only against the budgets of
+ * failed requests, never against a client's or the server-wide one.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
@@ -41,9 +44,8 @@ const authPlugin: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', async (request, reply) => {
     if (isOpenRoute(request.routeOptions.url)) return;
     if (isValidApiKey(keys, presentedApiKey(request))) return;
-    // Routes the rate limit does not count (/info, /mcp before its tools/call) still count a
-    // failed key, so keys cannot be guessed at full speed there.
-    if (!request.rateLimitCounted) await app.consumeRateLimit(request, reply);
+    // Past its own budget a failed request gets 429, so keys cannot be guessed at full speed.
+    await app.consumeFailedAuth(request, reply);
     reply.header('www-authenticate', 'Bearer');
     throw toolError('UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
   });

@@ -3,17 +3,25 @@
  * API key when it presents a valid one, else its IP — and a global cap of 5x that for all clients.
  * RATE_LIMIT_RPM=0 turns them off (with a warning when bound to a non-loopback address).
  *
+ * Authentication comes before budgets. With API_KEYS set, a request without a valid key is
+ * answered 401 by plugins/auth.ts (an onRequest hook) and never reaches the tool-call budgets,
+ * which are counted later, in preParsing (so still before any body is read). Failed requests have
+ * budgets of their own, kept apart so that a flood of them cannot use up anyone else's: the same
+ * RATE_LIMIT_RPM per IP and 5x that in all, past which they get 429 instead of 401. Keys cannot be
+ * guessed at full speed, and keyless traffic from any number of addresses can never make a valid
+ * key wait.
+ *
  * Counting is explicit rather than per route so that REST and MCP share one budget: REST tool calls
- * (/v1/*, and unknown routes, so probing is not free) count in an onRequest hook; on /mcp only
+ * (/v1/*, and unknown routes, so probing is not free) count before the body is read; on /mcp only
  * `tools/call` messages count, each one like a REST call (initialize and listings are free).
  * /health, /info, /docs (with Swagger UI's assets) and /openapi.json are not counted: probes and
- * the API description must stay reachable. A request to one of them that fails authentication
- * does count (plugins/auth.ts), so guessing keys is never free.
+ * the API description must stay reachable. A request that fails authentication counts against the
+ * failed-request budgets whatever its route (but the open ones, which need no key).
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { toolError } from '../src/errors.ts';
 import { isLoopbackHost } from '../src/loopback.ts';
 import { isValidApiKey, presentedApiKey } from './auth.ts';
@@ -22,10 +30,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Counts `count` calls against the caller's budget; throws RATE_LIMITED (429) when over. */
     consumeRateLimit(request: FastifyRequest, reply: FastifyReply, count?: number): Promise<void>;
-  }
-  interface FastifyRequest {
-    /** True once this request has been counted against its caller's budget. */
-    rateLimitCounted: boolean;
+    /** Counts a request that failed authentication (its own budgets); throws RATE_LIMITED when over. */
+    consumeFailedAuth(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
 }
 
@@ -37,11 +43,38 @@ export function isCountedRoute(routeUrl: string | undefined): boolean {
   return routeUrl === undefined || routeUrl.startsWith('/v1/');
 }
 
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+interface Budget {
+  limiter: Limiter;
+  /** The 429 message: what ran out, with its size and the wait. */
+  exceeded(max: number, retryInSeconds: number): string;
+  /** Whether the rate-limit headers describe this budget (the caller's own, or any that ran out). */
+  own: boolean;
+}
+
+/** Counts one call against each budget in turn; the first one over answers 429. */
+async function consume(request: FastifyRequest, reply: FastifyReply, budgets: readonly Budget[]): Promise<void> {
+  for (const { limiter, exceeded, own } of budgets) {
+    const r = await limiter(request);
+    if (r.isAllowed) continue;
+    if (own || r.isExceeded) {
+      reply.header('x-ratelimit-limit', r.max);
+      reply.header('x-ratelimit-remaining', r.isExceeded ? 0 : r.remaining);
+      reply.header('x-ratelimit-reset', r.ttlInSeconds);
+    }
+    if (r.isExceeded) {
+      reply.header('retry-after', r.ttlInSeconds);
+      throw toolError('RATE_LIMITED', exceeded(r.max, r.ttlInSeconds));
+    }
+  }
+}
+
 const rateLimitPlugin: FastifyPluginAsync = async (app) => {
   const { config } = app;
-  app.decorateRequest('rateLimitCounted', false);
   if (config.RATE_LIMIT_RPM === 0) {
     app.decorate('consumeRateLimit', async () => {});
+    app.decorate('consumeFailedAuth', async () => {});
     if (!isLoopbackHost(config.HOST)) {
       app.log.warn(
         { event: 'rate_limit.off', host: config.HOST },
@@ -52,7 +85,10 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
   }
   // global: false — no per-route hooks; the limiters below are applied by hand.
   await app.register(rateLimit, { global: false, max: config.RATE_LIMIT_RPM, timeWindow: WINDOW_MS });
+  const rpm = config.RATE_LIMIT_RPM;
+  const limiter = (max: number, keyGenerator: (request: FastifyRequest) => string) => app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator });
 
+  // Reached only by authenticated requests (or any request when API_KEYS is empty).
   const clientKey = (request: FastifyRequest): string => {
     const key = presentedApiKey(request);
     if (key !== undefined && isValidApiKey(config.apiKeys, key)) {
@@ -60,34 +96,31 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
     }
     return `ip:${request.ip}`;
   };
-  const perClient = app.createRateLimit({ max: config.RATE_LIMIT_RPM, timeWindow: WINDOW_MS, keyGenerator: clientKey });
-  const global = app.createRateLimit({ max: config.RATE_LIMIT_RPM * 5, timeWindow: WINDOW_MS, keyGenerator: () => 'global' });
+  const callBudgets: Budget[] = [
+    { limiter: limiter(rpm, clientKey), own: true, exceeded: (max, s) => `Rate limit of ${max} calls per minute exceeded; retry in ${s} s` },
+    { limiter: limiter(rpm * 5, () => 'global'), own: false, exceeded: (max, s) => `Server-wide rate limit of ${max} calls per minute exceeded; retry in ${s} s` },
+  ];
+  const failedAuthBudgets: Budget[] = [
+    {
+      limiter: limiter(rpm, (request) => `unauthenticated:${request.ip}`),
+      own: true,
+      exceeded: (max, s) => `Too many requests without a valid API key from this address (limit ${max} per minute); retry in ${s} s`,
+    },
+    {
+      limiter: limiter(rpm * 5, () => 'unauthenticated'),
+      own: false,
+      exceeded: (max, s) => `Too many requests without a valid API key (server-wide limit ${max} per minute); retry in ${s} s`,
+    },
+  ];
 
   app.decorate('consumeRateLimit', async (request: FastifyRequest, reply: FastifyReply, count = 1) => {
-    request.rateLimitCounted = true;
-    for (let i = 0; i < count; i++) {
-      for (const [scope, limiter] of [['client', perClient], ['global', global]] as const) {
-        const r = await limiter(request);
-        if (r.isAllowed) continue;
-        if (scope === 'client' || r.isExceeded) {
-          reply.header('x-ratelimit-limit', r.max);
-          reply.header('x-ratelimit-remaining', r.isExceeded ? 0 : r.remaining);
-          reply.header('x-ratelimit-reset', r.ttlInSeconds);
-        }
-        if (r.isExceeded) {
-          reply.header('retry-after', r.ttlInSeconds);
-          throw toolError(
-            'RATE_LIMITED',
-            scope === 'client'
-              ? `Rate limit of ${r.max} calls per minute exceeded; retry in ${r.ttlInSeconds} s`
-              : `Server-wide rate limit of ${r.max} calls per minute exceeded; retry in ${r.ttlInSeconds} s`,
-          );
-        }
-      }
-    }
+    for (let i = 0; i < count; i++) await consume(request, reply, callBudgets);
   });
+  app.decorate('consumeFailedAuth', (request: FastifyRequest, reply: FastifyReply) => consume(request, reply, failedAuthBudgets));
 
-  app.addHook('onRequest', async (request, reply) => {
+  // preParsing, not onRequest: every onRequest hook (authentication among them) has run by then,
+  // whatever the order plugins were registered in, and no body has been read yet.
+  app.addHook('preParsing', async (request, reply) => {
     if (!isCountedRoute(request.routeOptions.url)) return;
     await app.consumeRateLimit(request, reply);
   });

@@ -16,11 +16,11 @@ import { mcpResponseDocs } from '../src/error-responses.ts';
 function mcpLoader() {
   let loading: ReturnType<typeof load> | undefined;
   async function load() {
-    const [{ StreamableHTTPServerTransport }, { createMcpServer, createMcpValidator }] = await Promise.all([
+    const [{ StreamableHTTPServerTransport }, { connectMcp, createMcpServer, createMcpValidator }] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
       import('../src/mcp/server.ts'),
     ]);
-    return { StreamableHTTPServerTransport, createMcpServer, validator: createMcpValidator() };
+    return { StreamableHTTPServerTransport, connectMcp, createMcpServer, validator: createMcpValidator() };
   }
   return () => (loading ??= load());
 }
@@ -54,7 +54,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       if (calls > 0) await app.consumeRateLimit(request, reply, calls);
 
       const log = request.log as unknown as Logger;
-      const { StreamableHTTPServerTransport, createMcpServer, validator } = await loadMcp();
+      const { StreamableHTTPServerTransport, connectMcp, createMcpServer, validator } = await loadMcp();
       const server = createMcpServer({
         tools: app.tools,
         services: app.services,
@@ -75,7 +75,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         void server.close();
       });
       try {
-        await server.connect(transport);
+        await connectMcp(server, transport);
         await transport.handleRequest(request.raw, reply.raw, request.body);
       } catch (err) {
         log.error({ err }, 'MCP request failed');

@@ -1,8 +1,10 @@
 /**
  * buildApp: the Fastify application with every plugin and route, ready to listen or to inject.
  * Order matters: services first (everything reads config/services/tools), then the hooks that
- * guard each request in the order they run (request id -> shutdown -> host guard -> rate limit ->
- * auth), the error handler, the OpenAPI generator (which must see every route), then the routes.
+ * guard each request in the order they run (request id -> shutdown -> host guard -> auth, all
+ * onRequest; then the rate limit, in preParsing, so budgets are counted only for authenticated
+ * requests), the error handler, the JSON body parser, the OpenAPI generator (which must see every
+ * route), then the routes.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -12,13 +14,15 @@ import type { Services } from './services.ts';
 import type { AnyTool } from './tools/define-tool.ts';
 import { tools as registry } from './tools/index.ts';
 import { checkInput } from './tools/validate-input.ts';
+import { MAX_JSON_BODY_BYTES } from './json-limits.ts';
 import servicesPlugin from '../plugins/services.ts';
 import requestIdPlugin, { genRequestId } from '../plugins/request-id.ts';
 import shutdownPlugin from '../plugins/shutdown.ts';
 import hostGuardPlugin from '../plugins/host-guard.ts';
 import rateLimitPlugin from '../plugins/rate-limit.ts';
 import authPlugin from '../plugins/auth.ts';
-import errorHandlerPlugin from '../plugins/error-handler.ts';
+import errorHandlerPlugin, { sendError } from '../plugins/error-handler.ts';
+import jsonBodyPlugin from '../plugins/json-body.ts';
 import swaggerPlugin from '../plugins/swagger.ts';
 import healthRoutes from '../routes/health.ts';
 import infoRoutes from '../routes/info.ts';
@@ -67,12 +71,20 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
     genReqId: genRequestId,
     // Every log line of a request carries request_id; health probes are not worth a line each.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: (req) => req.url === '/health' }),
-    // JSON bodies: detect_language's 100,000 characters fit with room to spare. Uploads have their own limit.
-    bodyLimit: 2 * 1024 * 1024,
+    // JSON bodies (src/json-limits.ts). Uploads have their own limit.
+    bodyLimit: MAX_JSON_BODY_BYTES,
     trustProxy: config.TRUST_PROXY,
     forceCloseConnections: 'idle',
     // plugins/shutdown.ts answers requests that arrive while closing, with the coded error body.
     return503OnClosing: false,
+    // URLs the router cannot read never reach the error handler; they get the coded body too.
+    frameworkErrors: (err, request, reply) => {
+      const path = JSON.stringify(request.raw.url?.split('?')[0].slice(0, 200) ?? '');
+      if (err.code === 'FST_ERR_BAD_URL') return sendError(request, reply, 'VALIDATION_ERROR', `URL path ${path} is not valid (malformed percent-encoding)`);
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(request, reply, 'VALIDATION_ERROR', `URL path ${path} has a segment longer than 100 characters`);
+      request.log.error({ err }, 'request failed');
+      return sendError(request, reply, 'INTERNAL_ERROR', 'Internal server error');
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are plain JSON.stringify: the output schemas document the answers (OpenAPI, MCP
@@ -87,6 +99,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   await app.register(rateLimitPlugin);
   await app.register(authPlugin);
   await app.register(errorHandlerPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(swaggerPlugin);
 
   await app.register(healthRoutes);

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -26,6 +27,8 @@ import { runTool } from '../tools/run-tool.ts';
 import { checkInput, formatIssue } from '../tools/validate-input.ts';
 import { PACKAGE_INFO } from '../package-info.ts';
 import { jsonSchema, RESOURCES } from './resources.ts';
+import { screenRequests } from './screen-requests.ts';
+import { isStackOverflow, MAX_JSON_DEPTH } from '../json-limits.ts';
 
 export interface McpServerOptions {
   tools: readonly AnyTool[];
@@ -69,6 +72,28 @@ export function mcpToolListing(tool: AnyTool): Tool {
   };
 }
 
+/** Every transport connects through the params screen, so malformed requests get -32602, not -32603. */
+export function connectMcp(server: Server, transport: Transport): Promise<void> {
+  return server.connect(screenRequests(transport));
+}
+
+/**
+ * A handler whose unexpected failures reach the client as -32603 "Internal server error" (the SDK
+ * would send the raw message) and the log with the stack. McpErrors are meant for the client.
+ */
+function guarded<A extends unknown[], R>(log: Logger, method: string, handler: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await handler(...args);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      if (isStackOverflow(err)) throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
+      log.error({ err, method }, 'MCP request failed');
+      throw new McpError(ErrorCode.InternalError, 'Internal server error');
+    }
+  };
+}
+
 function errorResult(code: ToolErrorCode, message: string, requestId: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: message, code, request_id: requestId }) }] };
 }
@@ -86,9 +111,9 @@ export function createMcpServer(opts: McpServerOptions): Server {
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: opts.tools.map(mcpToolListing) }));
+  server.setRequestHandler(ListToolsRequestSchema, guarded(opts.log, 'tools/list', async () => ({ tools: opts.tools.map(mcpToolListing) })));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, guarded(opts.log, 'tools/call', async (request, extra): Promise<CallToolResult> => {
     const requestId = opts.requestId ?? randomUUID();
     const log = opts.requestId ? opts.log : opts.log.child({ request_id: requestId });
     const tool = byName.get(request.params.name);
@@ -116,18 +141,18 @@ export function createMcpServer(opts: McpServerOptions): Server {
       const e = toPublicError(err);
       return errorResult(e.code, e.message, requestId);
     }
-  });
-
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
   }));
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler(ListResourcesRequestSchema, guarded(opts.log, 'resources/list', async () => ({
+    resources: RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+  })));
+
+  server.setRequestHandler(ReadResourceRequestSchema, guarded(opts.log, 'resources/read', async (request) => {
     const resource = RESOURCES.find((r) => r.uri === request.params.uri);
-    if (!resource) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+    if (!resource) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${JSON.stringify(request.params.uri.slice(0, 200))}`);
     const text = JSON.stringify(resource.read(opts.tools, opts.services.config), null, 2);
     return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };
-  });
+  }));
 
   return server;
 }

@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
 import type { TObject } from 'typebox';
-import { toolError } from '../errors.ts';
+import { isToolError, toolError } from '../errors.ts';
 import type { UploadedFile } from '../call-context.ts';
 import { cleanFilename, filenameFromDisposition } from '../documents/filename.ts';
 import { checkInput, formatIssue, omitProperty } from './validate-input.ts';
@@ -29,23 +29,67 @@ function bothGiven(urlField: string): never {
   throw toolError('VALIDATION_ERROR', `send either a file or ${urlField}, not both`);
 }
 
+/** Form limits besides the file size: a tool takes a handful of short fields and one file. */
+const FORM_LIMITS = { files: 1, fields: 32, fieldSize: 1024 * 1024, parts: 40 } as const;
+
+/** What busboy's messages for a malformed form mean (they are plain Errors, matched by text). */
+function malformedDetail(message: string): string {
+  if (/Boundary not found|Boundary required/i.test(message)) return 'Content-Type has no boundary parameter';
+  if (/needle/i.test(message)) return 'the boundary parameter must be 1 to 70 characters';
+  if (/unexpected end of multipart data/i.test(message)) return 'the body ends before the closing boundary';
+  return '';
+}
+
 /**
- * The form's parts. A second file trips the parser's limit of one file, which it reports as a
- * size error (413); it is an input error: one document per call.
+ * Every failure while reading a form as a coded input error. busboy reports malformed bodies as
+ * plain Errors (no code, no status) and @fastify/multipart its limits as 413s; a second file is
+ * reported as a size error but is an input error: one document per call.
  */
-async function* oneFilePerCall<T>(parts: AsyncIterable<T>): AsyncGenerator<T> {
-  try {
-    yield* parts;
-  } catch (err) {
-    if ((err as { code?: unknown }).code === 'FST_FILES_LIMIT') {
-      throw toolError('VALIDATION_ERROR', `send one file per call: this form has more than one file (send the document as "${UPLOAD_FIELD}")`);
-    }
-    throw err;
+export function multipartError(err: unknown, maxBytes: number): Error {
+  if (isToolError(err)) return err;
+  const code = (err as { code?: unknown }).code;
+  switch (code) {
+    case 'FST_FILES_LIMIT':
+      return toolError('VALIDATION_ERROR', `send one file per call: this form has more than one file (send the document as "${UPLOAD_FIELD}")`);
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return toolError('PAYLOAD_TOO_LARGE', `body/${UPLOAD_FIELD} is larger than MAX_UPLOAD_BYTES (${maxBytes} bytes)`);
+    case 'FST_PARTS_LIMIT':
+      return toolError('PAYLOAD_TOO_LARGE', `the form has more than ${FORM_LIMITS.parts} parts`);
+    case 'FST_FIELDS_LIMIT':
+      return toolError('PAYLOAD_TOO_LARGE', `the form has more than ${FORM_LIMITS.fields} fields`);
+    case 'FST_PROTO_VIOLATION':
+      return toolError('VALIDATION_ERROR', 'body has a form field named after an Object.prototype property (such as "__proto__")');
+    case 'FST_MP_PREMATURE_CLOSE':
+      return toolError('VALIDATION_ERROR', 'body ended before the multipart form was complete');
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return toolError('VALIDATION_ERROR', 'body has a form field declared as application/json that is not valid JSON');
   }
+  const reason = malformedDetail(err instanceof Error ? err.message : '');
+  const detail = reason ? ` (${reason})` : '';
+  return toolError('VALIDATION_ERROR', `body is not a valid multipart/form-data request${detail}: send a form with a boundary, the document as "${UPLOAD_FIELD}" and the other fields as text fields`);
 }
 
 export interface UploadLimits {
   maxBytes: number;
+}
+
+async function readForm(request: FastifyRequest, maxBytes: number): Promise<{ fields: Record<string, unknown>; upload?: UploadedFile }> {
+  const fields: Record<string, unknown> = {};
+  let upload: UploadedFile | undefined;
+  for await (const part of request.parts({ limits: { ...FORM_LIMITS, fileSize: maxBytes } })) {
+    if (part.type === 'file') {
+      if (part.fieldname !== UPLOAD_FIELD) {
+        part.file.resume();
+        throw toolError('VALIDATION_ERROR', `body/${part.fieldname} is not a file field: send the document as "${UPLOAD_FIELD}"`);
+      }
+      upload = { bytes: await part.toBuffer(), filename: cleanFilename(part.filename), contentType: part.mimetype || undefined };
+    } else {
+      // busboy cuts long values short and says so only in this flag: a cut value is never the one sent.
+      if (part.valueTruncated) throw toolError('PAYLOAD_TOO_LARGE', `body/${part.fieldname} is longer than ${FORM_LIMITS.fieldSize} bytes`);
+      fields[part.fieldname] = part.value;
+    }
+  }
+  return { fields, upload };
 }
 
 export async function readUploadCall(
@@ -57,22 +101,13 @@ export async function readUploadCall(
   const withoutUrl = omitProperty(schema, urlField);
 
   if (request.isMultipart()) {
-    const fields: Record<string, unknown> = {};
-    let upload: UploadedFile | undefined;
-    const parts = request.parts({
-      limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: 1024 * 1024, parts: 40 },
-    });
-    for await (const part of oneFilePerCall(parts)) {
-      if (part.type === 'file') {
-        if (part.fieldname !== UPLOAD_FIELD) {
-          part.file.resume();
-          throw toolError('VALIDATION_ERROR', `body/${part.fieldname} is not a file field: send the document as "${UPLOAD_FIELD}"`);
-        }
-        upload = { bytes: await part.toBuffer(), filename: cleanFilename(part.filename), contentType: part.mimetype || undefined };
-      } else {
-        fields[part.fieldname] = part.value;
-      }
+    let form: { fields: Record<string, unknown>; upload?: UploadedFile };
+    try {
+      form = await readForm(request, limits.maxBytes);
+    } catch (err) {
+      throw multipartError(err, limits.maxBytes);
     }
+    const { fields, upload } = form;
     if (!upload) return { input: validated(schema, fields, 'body', true) };
     if (fields[urlField] !== undefined && fields[urlField] !== '') bothGiven(urlField);
     // An empty URL field next to the file (HTML forms send every field) means "no URL".

@@ -8,6 +8,7 @@
 import Type, { type TObject, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import Value from 'typebox/value';
+import { isStackOverflow, MAX_JSON_DEPTH } from '../json-limits.ts';
 
 export interface InputIssue {
   keyword: string;
@@ -40,15 +41,30 @@ export interface CheckOptions {
 
 /** Applies defaults, checks (unknown properties included); returns the value to use or the first issue. */
 export function checkInput(schema: TSchema, input: unknown, opts: CheckOptions = {}): CheckResult {
-  let value: unknown = input === undefined || input === null ? {} : input;
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    value = Value.Default(schema, structuredClone(value));
-    if (opts.convert) value = Value.Convert(schema, value);
+  try {
+    let value: unknown = input === undefined || input === null ? {} : input;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      value = Value.Default(schema, structuredClone(value));
+      if (opts.convert) value = Value.Convert(schema, value);
+    }
+    const c = compile(schema);
+    if (c.Check(value)) return { ok: true, value };
+    return { ok: false, issue: describe(schema, [...c.Errors(value)] as unknown as InputIssue[]) };
+  } catch (err) {
+    // The transports bound nesting before this (src/json-limits.ts); a caller that does not must
+    // still get an input error, not a stack overflow.
+    if (isStackOverflow(err)) return { ok: false, issue: TOO_DEEP_ISSUE };
+    throw err;
   }
-  const c = compile(schema);
-  if (c.Check(value)) return { ok: true, value };
-  return { ok: false, issue: describe(schema, [...c.Errors(value)] as unknown as InputIssue[]) };
 }
+
+const TOO_DEEP_ISSUE: InputIssue = {
+  keyword: 'maxDepth',
+  instancePath: '',
+  schemaPath: '#',
+  params: { maxDepth: MAX_JSON_DEPTH },
+  message: `is nested too deeply: arrays and objects may nest at most ${MAX_JSON_DEPTH} levels`,
+};
 
 /** The property names of the object schema at a schema path such as "#/properties/n". */
 function knownProperties(schema: TSchema, schemaPath: string): string[] {
