@@ -10,8 +10,17 @@
  *    otherwise the region is cut into horizontal bands at blank strips, and consecutive bands that
  *    share a gutter are read together so columns stay whole across paragraph gaps.
  * 4. Each leaf is read line by line (top to bottom, left to right, right to left for RTL lines),
- *    words joined with a space where there is a visible gap, words hyphenated across lines joined.
+ *    words joined with a space where there is a visible gap (or where the PDF drew a space),
+ *    words hyphenated across lines marked for pdf-hyphens.ts to join or keep.
+ *
+ * Before the XY-cut, tables are found (pdf-tables.ts): ruled grids from the page's rules, then
+ * borderless ones from aligned segments. Each table takes the place of its text as one block,
+ * rendered as a pipe table, so it is read where it stands.
  */
+import { toPipeTable } from './markdown-table.ts';
+import { ASCENT, DESCENT, median, toSegment, type Box, type Rule, type Seg } from './pdf-geometry.ts';
+import { HYPHEN_BREAK, resolveHyphenBreaks } from './pdf-hyphens.ts';
+import { findAlignedTables, findRuledTables, type PdfTable } from './pdf-tables.ts';
 
 export interface PositionedTextItem {
   str: string;
@@ -24,46 +33,41 @@ export interface PositionedTextItem {
   dir?: string;
 }
 
-interface Box {
-  str: string;
-  x0: number;
-  x1: number;
-  base: number;
-  h: number;
-  rtl: boolean;
-  line: number;
-}
-
-interface Seg {
-  boxes: Box[];
-  x0: number;
-  x1: number;
-  top: number;
-  bottom: number;
-  base: number;
-  h: number;
-  line: number;
-  text: string;
-  words: number;
-  rtl: boolean;
-}
-
 /** Horizontal gap (in ems) that splits a line into separate segments. */
 const SEGMENT_GAP_EM = 1.0;
 /** Minimum width (in ems) of a column gutter. */
 const GUTTER_EM = 0.9;
 /** Minimum blank vertical strip (in ems) that separates horizontal bands. */
 const BAND_GAP_EM = 0.45;
-/** Gap between items (in ems) above which a space is inserted. */
-const SPACE_GAP_EM = 0.12;
-const ASCENT = 0.8;
-const DESCENT = 0.2;
 
-export function layoutPageText(items: PositionedTextItem[]): string {
+export interface PageLayout {
+  /** The page's text; tables are pipe tables in it. Hyphen breaks are still marked (HYPHEN_BREAK). */
+  text: string;
+  /** The page's tables in reading order. */
+  tables: PdfTable[];
+  /** Upright lines with a gap of half an em or more between items: below 2, no page rules are worth fetching. */
+  gappedLines: number;
+}
+
+/** Reading order of one page: its text (hyphen breaks decided from this page alone). */
+export function layoutPageText(items: PositionedTextItem[], rules: Rule[] = []): string {
+  return resolveHyphenBreaks([layoutPage(items, rules).text])[0];
+}
+
+/**
+ * Text and tables of one page. `rules` are the page's ruling lines in device space; they apply to
+ * upright text. Hyphen breaks stay marked so a caller can decide them with the whole document.
+ */
+export function layoutPage(items: PositionedTextItem[], rules: Rule[] = []): PageLayout {
   const buckets = new Map<number, Box[]>();
+  let spaceBefore = false;
   for (const it of items) {
     const str = sanitize(it.str);
-    if (!str.trim()) continue;
+    if (!str.trim()) {
+      // A drawn space separates words even when the fonts leave almost no gap (Korean PDFs).
+      if (str) spaceBefore = true;
+      continue;
+    }
     const m = it.transform;
     if (!m || m.length < 6 || !m.every(Number.isFinite)) continue;
     const angle = (((Math.round((Math.atan2(m[1], m[0]) * 180) / Math.PI / 90) * 90) % 360) + 360) % 360;
@@ -75,22 +79,27 @@ export function layoutPageText(items: PositionedTextItem[]): string {
     const y = -m[4] * sin + m[5] * cos;
     const h = Math.hypot(m[2], m[3]) || it.height || Math.hypot(m[0], m[1]) || 1;
     const w = Math.max(0, it.width || 0);
-    const box: Box = { str, x0: x, x1: x + w, base: y, h, rtl: it.dir === 'rtl', line: -1 };
+    const box: Box = { str, x0: x, x1: x + w, base: y, h, rtl: it.dir === 'rtl', line: -1, ...(spaceBefore ? { spaceBefore } : {}) };
+    spaceBefore = false;
     let list = buckets.get(angle);
     if (!list) buckets.set(angle, (list = []));
     list.push(box);
   }
   // The dominant direction first; sideways margin notes (e.g. arXiv stamps) after.
   const ordered = [...buckets.entries()].sort((a, b) => b[1].length - a[1].length || a[0] - b[0]);
-  return ordered
-    .map(([, boxes]) => layoutFrame(dedupe(boxes)))
+  const tables: PdfTable[] = [];
+  const stats = { gappedLines: 0 };
+  const text = ordered
+    .map(([angle, boxes]) => layoutFrame(dedupe(boxes), angle === 0 ? rules : [], tables, angle === 0 ? stats : undefined))
     .filter(Boolean)
     .join('\n\n');
+  return { text, tables, gappedLines: stats.gappedLines };
 }
 
 function sanitize(s: string): string {
   // Control characters and soft hyphens carry no text.
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u00ad\u200b\ufeff]/g, '').replace(/[\t\n\r]+/g, ' ');
+  // U+E000 is this module's hyphen-break mark and must not come from the page.
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u00ad\u200b\ufeff\ue000]/g, '').replace(/[\t\n\r]+/g, ' ');
 }
 
 function dedupe(boxes: Box[]): Box[] {
@@ -106,31 +115,61 @@ function dedupe(boxes: Box[]): Box[] {
   return out;
 }
 
-function median(values: number[]): number {
-  if (!values.length) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+/** A table standing in the reading order as one segment (no boxes) whose text is the pipe table. */
+const tableSegs = new WeakMap<Seg, PdfTable>();
 
-function layoutFrame(boxes: Box[]): string {
+function layoutFrame(boxes: Box[], rules: Rule[], tablesOut: PdfTable[], stats?: { gappedLines: number }): string {
   if (!boxes.length) return '';
   const medH = median(boxes.map((b) => b.h)) || 1;
-  const lines = clusterLines(boxes);
-  const segs = lines.flatMap((line) => splitSegments(line));
+  let lines = clusterLines(boxes);
+  if (stats) stats.gappedLines += lines.filter((l) => hasGap(l, 0.5)).length;
+  const ruled = findRuledTables(lines, rules);
+  if (ruled.used.size) lines = lines.map((l) => l.filter((b) => !ruled.used.has(b))).filter((l) => l.length);
+  const segLines = lines.map((line) => splitSegments(line));
+  const aligned = findAlignedTables(segLines, medH);
+  const segs = aligned.used.size ? segLines.flat().filter((s) => !aligned.used.has(s)) : segLines.flat();
+  let nextLine = lines.length + 1;
+  for (const t of [...ruled.tables, ...aligned.tables]) segs.push(tableSegment(t, nextLine++));
   const blocks: Seg[][] = [];
   xyCut(segs, medH, blocks);
   let out = '';
-  let prev: { top: number; bottom: number } | null = null;
+  let prev: { top: number; bottom: number; table: boolean } | null = null;
   for (const block of blocks) {
     const text = readBlock(block);
     if (!text) continue;
+    let table = false;
+    for (const s of [...block].sort((a, b) => a.top - b.top)) {
+      const t = tableSegs.get(s);
+      if (t) {
+        tablesOut.push(t);
+        table = true;
+      }
+    }
     const top = Math.min(...block.map((s) => s.top));
     const bottom = Math.max(...block.map((s) => s.bottom));
-    if (prev) out += top > prev.bottom + 0.7 * medH || top < prev.top ? '\n\n' : '\n';
+    if (prev) out += top > prev.bottom + 0.7 * medH || top < prev.top || table || prev.table ? '\n\n' : '\n';
     out += text;
-    prev = { top, bottom };
+    prev = { top, bottom, table };
   }
   return out;
+}
+
+function tableSegment(t: PdfTable, line: number): Seg {
+  const seg: Seg = {
+    boxes: [],
+    x0: t.x0,
+    x1: t.x1,
+    top: t.top,
+    bottom: t.bottom,
+    base: t.top,
+    h: t.bottom - t.top,
+    line,
+    text: toPipeTable(t.rows),
+    words: t.rows.length * (t.rows[0]?.length ?? 1),
+    rtl: false,
+  };
+  tableSegs.set(seg, t);
+  return seg;
 }
 
 function clusterLines(boxes: Box[]): Box[][] {
@@ -163,6 +202,17 @@ function clusterLines(boxes: Box[]): Box[][] {
   return lines.map((l) => l.boxes);
 }
 
+function hasGap(line: Box[], em: number): boolean {
+  if (line.length < 2) return false;
+  const boxes = [...line].sort((a, b) => a.x0 - b.x0);
+  let reach = boxes[0].x1;
+  for (let i = 1; i < boxes.length; i++) {
+    if (boxes[i].x0 - reach > em * boxes[i].h) return true;
+    reach = Math.max(reach, boxes[i].x1);
+  }
+  return false;
+}
+
 function splitSegments(line: Box[]): Seg[] {
   const boxes = [...line].sort((a, b) => a.x0 - b.x0);
   const groups: Box[][] = [];
@@ -178,40 +228,6 @@ function splitSegments(line: Box[]): Seg[] {
   }
   if (cur.length) groups.push(cur);
   return groups.map(toSegment);
-}
-
-function toSegment(boxes: Box[]): Seg {
-  const rtlCount = boxes.filter((b) => b.rtl).length;
-  const rtl = rtlCount > 0 && rtlCount * 2 >= boxes.length;
-  const order = rtl ? [...boxes].sort((a, b) => b.x1 - a.x1) : boxes;
-  let text = '';
-  let prev: Box | null = null;
-  for (const b of order) {
-    if (prev) {
-      const gap = rtl ? prev.x0 - b.x1 : b.x0 - prev.x1;
-      const h = Math.max(prev.h, b.h);
-      // Touching runs of opposite direction (Latin words inside Arabic/Hebrew) are separate words.
-      const dirChange = prev.rtl !== b.rtl && gap > -SPACE_GAP_EM * h;
-      if ((gap > SPACE_GAP_EM * h || dirChange) && !/\s$/.test(text) && !/^\s/.test(b.str)) text += ' ';
-    }
-    text += b.str;
-    prev = b;
-  }
-  const tallest = boxes.reduce((a, b) => (b.h > a.h ? b : a));
-  text = text.replace(/\s+/g, ' ').trim();
-  return {
-    boxes,
-    x0: Math.min(...boxes.map((b) => b.x0)),
-    x1: Math.max(...boxes.map((b) => b.x1)),
-    top: Math.min(...boxes.map((b) => b.base - ASCENT * b.h)),
-    bottom: Math.max(...boxes.map((b) => b.base + DESCENT * b.h)),
-    base: tallest.base,
-    h: tallest.h,
-    line: tallest.line,
-    text,
-    words: text ? text.split(' ').length : 0,
-    rtl,
-  };
 }
 
 function xyCut(segs: Seg[], medH: number, out: Seg[][]): void {
@@ -301,15 +317,20 @@ function readBlock(block: Seg[]): string {
       const rtlCount = segs.filter((s) => s.rtl).length;
       const rtl = rtlCount > 0 && rtlCount * 2 >= segs.length;
       const ordered = [...segs].sort((a, b) => (rtl ? b.x1 - a.x1 : a.x0 - b.x0));
-      return { base: Math.min(...segs.map((s) => s.base)), text: ordered.map((s) => s.text).filter(Boolean).join(' ') };
+      const table = segs.some((s) => tableSegs.has(s));
+      return { base: Math.min(...segs.map((s) => s.base)), text: ordered.map((s) => s.text).filter(Boolean).join(' '), table };
     })
     .filter((l) => l.text)
     .sort((a, b) => a.base - b.base);
   let text = '';
+  let prevTable = false;
   for (const l of lines) {
     if (!text) text = l.text;
-    else if (/\p{Ll}-$/u.test(text) && /^\p{Ll}/u.test(l.text)) text = text.slice(0, -1) + l.text;
+    // A pipe table needs blank lines around it to stay a table in Markdown.
+    else if (l.table || prevTable) text += '\n\n' + l.text;
+    else if (/\p{Ll}-$/u.test(text) && /^\p{Ll}/u.test(l.text)) text += HYPHEN_BREAK + l.text;
     else text += '\n' + l.text;
+    prevTable = l.table;
   }
   return text;
 }

@@ -2,7 +2,8 @@
  * The lexical analyzer shared by the BM25 index, the diversity filter and the evaluation harness:
  * Unicode NFKC, lower case, letters/digits of every script, Latin/Greek/Cyrillic diacritics folded,
  * scripts written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar) split into character
- * bigrams, English stop words dropped and English words stemmed (Porter).
+ * bigrams, English stop words dropped and English words stemmed (Porter). Korean words carry
+ * particles ("개선과제는"), so Hangul words give their bigrams too, and the whole word.
  */
 import { stemmer } from 'stemmer';
 import { stopWordSet, type StopWordList } from './stop-words.ts';
@@ -22,8 +23,9 @@ export interface AnalyzerOptions {
 const TOKEN_RE_DECIMALS = /\p{N}+(?:[.,]\p{N}+)+|[\p{L}\p{N}\p{M}]+(?:-[\p{L}\p{N}\p{M}]+)*/gu;
 const TOKEN_RE_PLAIN = /[\p{L}\p{N}\p{M}]+(?:-[\p{L}\p{N}\p{M}]+)*/gu;
 // Scripts written without spaces between words: indexed as overlapping character bigrams.
-const UNSPACED_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\p{M}]+/gu;
-const HAS_UNSPACED_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const UNSPACED_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\p{M}]+|[\uac00-\ud7a3]+/gu;
+const HAS_UNSPACED_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\uac00-\ud7a3]/u;
+const HANGUL_RE = /^[\uac00-\ud7a3]/;
 const FOLDABLE_RE = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}\p{M}]+$/u;
 const NON_ASCII_RE = /[^\x00-\x7f]/;
 const ASCII_WORD_RE = /^[a-z]+$/;
@@ -115,6 +117,8 @@ export class Analyzer {
       last = at + run.length;
       const chars = Array.from(run);
       if (chars.length === 1) out.push(chars[0]);
+      // A whole Hangul word still matches itself exactly (and outranks a mere bigram overlap).
+      else if (chars.length > 2 && HANGUL_RE.test(run)) out.push(run);
       for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
     }
     if (last < word.length) this.emitTerm(word.slice(last), out);

@@ -4,7 +4,8 @@
  * sideways text read in its own direction, RTL lines, hyphenation across lines.
  */
 import t from 'tap';
-import { layoutPageText, type PositionedTextItem } from '../../src/extractors/pdf-layout.ts';
+import { HYPHEN_BREAK, resolveHyphenBreaks } from '../../src/extractors/pdf-hyphens.ts';
+import { layoutPage, layoutPageText, type PositionedTextItem } from '../../src/extractors/pdf-layout.ts';
 
 /** An upright item at (x, baseline y) in device space (y grows downwards). */
 function item(str: string, x: number, y: number, size = 10, extra: Partial<PositionedTextItem> = {}): PositionedTextItem {
@@ -34,11 +35,50 @@ t.test('two columns with shared baselines are read column by column', async (t) 
   t.same(lines.slice(5), [0, 1, 2, 3].map((i) => `right column sentence number ${i}`));
 });
 
-t.test('a numeric table is read row by row', async (t) => {
+t.test('a numeric table is read row by row, as a pipe table', async (t) => {
   const items: PositionedTextItem[] = [];
   const rows = [['Year', 'Sales', 'Cost'], ['2022', '100', '80'], ['2023', '120', '90']];
   rows.forEach((row, r) => row.forEach((cell, c) => items.push(item(cell, 10 + c * 120, 100 + r * 14))));
-  t.equal(layoutPageText(items), 'Year Sales Cost\n2022 100 80\n2023 120 90');
+  t.equal(layoutPageText(items), '| Year | Sales | Cost |\n| --- | --- | --- |\n| 2022 | 100 | 80 |\n| 2023 | 120 | 90 |');
+  const page = layoutPage(items);
+  t.equal(page.tables.length, 1);
+  t.same(page.tables[0].headers, ['Year', 'Sales', 'Cost']);
+});
+
+t.test('line-end hyphens: split words are joined, real compounds keep the hyphen', async (t) => {
+  const lines = (...ls: string[]) => ls.map((l, i) => item(l, 10, 100 + i * 12));
+  // Both parts are words found elsewhere on the page, the joined form is not.
+  t.equal(
+    layoutPageText(lines('a chat model is', 'our chat-', 'optimized model was optimized', 'for dialogue')),
+    'a chat model is\nour chat-optimized model was optimized\nfor dialogue',
+  );
+  // A common compound tail keeps its hyphen without other evidence.
+  t.equal(layoutPageText(lines('it is conversation-', 'centric by design')), 'it is conversation-centric by design');
+  // A fragment that is no word joins.
+  t.equal(layoutPageText(lines('the experi-', 'ment works')), 'the experiment works');
+  // The joined form elsewhere wins over two words that happen to exist.
+  t.equal(layoutPageText(lines('some-', 'thing and something else and some thing')), 'something and something else and some thing');
+  // The hyphenated form elsewhere keeps the hyphen.
+  t.equal(layoutPageText(lines('a pre-', 'trained and a pre-trained model')), 'a pre-trained and a pre-trained model');
+});
+
+t.test('hyphen breaks are decided with the whole document', async (t) => {
+  const marked = layoutPage([item('our multi-', 10, 100), item('modal model', 10, 112)]).text;
+  t.match(marked, HYPHEN_BREAK);
+  t.same(resolveHyphenBreaks([marked, 'multimodal appears here']), ['our multimodal model', 'multimodal appears here']);
+  t.same(resolveHyphenBreaks([marked, 'multi-modal appears here']), ['our multi-modal model', 'multi-modal appears here']);
+});
+
+t.test('a drawn space keeps Korean words apart even where the glyph gap is tiny', async (t) => {
+  // Hangul syllables one em wide with a narrow space glyph (0.1 em) between words.
+  const ko = (str: string, x: number, y = 100): PositionedTextItem => ({ str, transform: [10, 0, 0, 10, x, y], width: str.length * 10, height: 10 });
+  const items = [ko('개선과제는', 10), ko(' ', 60), ko('무엇인가', 61)];
+  t.equal(layoutPageText(items), '개선과제는 무엇인가');
+  // In a table row too: cells keep the spaces between their words.
+  const cells = [ko('항목', 10, 100), ko('내용', 200, 100), ko('개선', 10, 114), ko(' ', 30, 114), ko('과제', 31, 114), ko('품질', 200, 114), ko(' ', 220, 114), ko('향상', 221, 114)];
+  const page = layoutPage(cells);
+  t.equal(page.tables.length, 1);
+  t.same(page.tables[0].rows, [['항목', '내용'], ['개선 과제', '품질 향상']]);
 });
 
 t.test('sideways text is read in its own direction after the main text', async (t) => {

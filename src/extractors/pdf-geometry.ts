@@ -1,0 +1,87 @@
+/**
+ * Geometry shared by the PDF reading-order reconstruction (pdf-layout.ts) and the table detector
+ * (pdf-tables.ts): text boxes in their text frame (x along the text, y down), line segments built
+ * from them, ruling lines. Coordinates are device units at scale 1 (PDF points).
+ */
+
+export interface Box {
+  str: string;
+  x0: number;
+  x1: number;
+  base: number;
+  h: number;
+  rtl: boolean;
+  line: number;
+  /** A whitespace-only item was drawn just before this one: the words are separate even if the gap is tiny. */
+  spaceBefore?: boolean;
+}
+
+export interface Seg {
+  boxes: Box[];
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+  base: number;
+  h: number;
+  line: number;
+  text: string;
+  words: number;
+  rtl: boolean;
+}
+
+/** A horizontal or vertical ruling line (stroke, thin fill or rectangle edge) in device space. */
+export interface Rule {
+  /** 'h': y is fixed, runs from a0 to a1 along x; 'v': x is fixed, runs from a0 to a1 along y. */
+  dir: 'h' | 'v';
+  at: number;
+  a0: number;
+  a1: number;
+}
+
+export const ASCENT = 0.8;
+export const DESCENT = 0.2;
+/** Gap between items (in ems) above which a space is inserted. */
+export const SPACE_GAP_EM = 0.12;
+
+export function median(values: number[]): number {
+  if (!values.length) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/** Boxes of one line (left to right) as one segment: words joined with a space where there is a visible gap. */
+export function toSegment(boxes: Box[]): Seg {
+  const rtlCount = boxes.filter((b) => b.rtl).length;
+  const rtl = rtlCount > 0 && rtlCount * 2 >= boxes.length;
+  const order = rtl ? [...boxes].sort((a, b) => b.x1 - a.x1) : boxes;
+  let text = '';
+  let prev: Box | null = null;
+  for (const b of order) {
+    if (prev) {
+      const gap = rtl ? prev.x0 - b.x1 : b.x0 - prev.x1;
+      const h = Math.max(prev.h, b.h);
+      // Touching runs of opposite direction (Latin words inside Arabic/Hebrew) are separate words.
+      const dirChange = prev.rtl !== b.rtl && gap > -SPACE_GAP_EM * h;
+      const spaced = gap > SPACE_GAP_EM * h || dirChange || (!rtl && b.spaceBefore);
+      if (spaced && !/\s$/.test(text) && !/^\s/.test(b.str)) text += ' ';
+    }
+    text += b.str;
+    prev = b;
+  }
+  const tallest = boxes.reduce((a, b) => (b.h > a.h ? b : a));
+  text = text.replace(/\s+/g, ' ').trim();
+  return {
+    boxes,
+    x0: Math.min(...boxes.map((b) => b.x0)),
+    x1: Math.max(...boxes.map((b) => b.x1)),
+    top: Math.min(...boxes.map((b) => b.base - ASCENT * b.h)),
+    bottom: Math.max(...boxes.map((b) => b.base + DESCENT * b.h)),
+    base: tallest.base,
+    h: tallest.h,
+    line: tallest.line,
+    text,
+    words: text ? text.split(' ').length : 0,
+    rtl,
+  };
+}
