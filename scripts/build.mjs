@@ -26,7 +26,8 @@ export const EXTERNAL = [
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/server.ts', 'src/retrieval/embedders/onnx-worker.ts'],
+  // Worker and child-process entries are bundles of their own: they start from a file path.
+  entryPoints: ['src/server.ts', 'src/retrieval/embedders/onnx-worker.ts', 'src/extraction/extract-child.ts'],
   outdir,
   outbase: '.',
   entryNames: '[dir]/[name]',

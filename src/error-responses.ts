@@ -20,7 +20,8 @@ export interface ErrorDoc {
 export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   VALIDATION_ERROR: {
     description:
-      'VALIDATION_ERROR: the input does not match the schema (a missing, malformed or unknown field: the message names it), or the body is not valid JSON.',
+      'VALIDATION_ERROR: the input does not match the schema (a missing, malformed or unknown field: the message names it), the body is not valid JSON ' +
+      'or nests arrays and objects deeper than 64 levels, or a multipart body is malformed (no boundary, truncated).',
     example: 'body/top_k must be <= 20',
   },
   UNAUTHORIZED: {
@@ -39,8 +40,9 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   },
   PAYLOAD_TOO_LARGE: {
     description:
-      'PAYLOAD_TOO_LARGE: the request body, the uploaded file or the downloaded document is over its limit (MAX_UPLOAD_BYTES, MAX_DOWNLOAD_BYTES), ' +
-      'or an archive or image in it is too large to open safely.',
+      'PAYLOAD_TOO_LARGE: the request body, the uploaded file or the downloaded document is over its limit (JSON bodies 2 MiB, MAX_UPLOAD_BYTES, MAX_DOWNLOAD_BYTES; ' +
+      'forms at most 32 fields of 1 MiB), ' +
+      'or an archive or image in it is too large to open safely, or extracting it needed more than EXTRACT_MEMORY_MB.',
     example: 'The request body is larger than this server accepts',
   },
   UNSUPPORTED_FORMAT: {
@@ -52,7 +54,9 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     example: 'The PDF is password-protected; remove the password and try again',
   },
   RATE_LIMITED: {
-    description: 'RATE_LIMITED: over RATE_LIMIT_RPM calls per minute for this client, or over the server-wide limit; Retry-After says when to retry.',
+    description:
+      'RATE_LIMITED: over RATE_LIMIT_RPM calls per minute for this client, or over the server-wide limit; with API_KEYS set, too many requests without a valid key ' +
+      '(their own budgets, apart from the keys\' ones). Retry-After says when to retry.',
     example: 'Rate limit of 60 calls per minute exceeded; retry in 42 s',
   },
   INTERNAL_ERROR: {
@@ -66,6 +70,15 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
   MODEL_UNAVAILABLE: {
     description: 'MODEL_UNAVAILABLE: a model the call needs is not available (the OCR engine, or an embedding model for mode "dense" or "hybrid").',
     example: 'mode "dense" needs an embedding model: no embedding model is configured',
+  },
+  STORAGE_UNAVAILABLE: {
+    description: 'STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which.',
+    example: 'Could not clear the stored indexes: the data folder is on a read-only file system (DATA_DIR)',
+  },
+  OVERLOADED: {
+    description:
+      'OVERLOADED: every extraction slot is busy (EXTRACT_CONCURRENCY children, or MAX_MEMORY_MB reserved at EXTRACT_MEMORY_MB each) and EXTRACT_QUEUE_MAX calls already wait. Retry later.',
+    example: 'Extraction is at capacity (EXTRACT_CONCURRENCY=2 extractions running) and EXTRACT_QUEUE_MAX=32 calls are already waiting; retry later',
   },
   SHUTTING_DOWN: {
     description:
@@ -96,7 +109,7 @@ export function toolErrorCodes(tool: AnyTool): ErrorCode[] {
   // A JSON body over the body limit, or a Content-Type the route does not parse.
   if (tool.rest.method === 'POST') codes.add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_FORMAT');
   // Tools that read documents: too large, not a format they read, damaged.
-  if (tool.upload || tool.formats?.length) codes.add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_FORMAT').add('PROCESSING_ERROR');
+  if (tool.upload || tool.formats?.length) codes.add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_FORMAT').add('PROCESSING_ERROR').add('OVERLOADED');
   // Tools that fetch URLs: refused by the address policy, or the download failed.
   if (tool.annotations.openWorldHint) codes.add('URL_NOT_ALLOWED').add('DOWNLOAD_ERROR');
   // Scanned PDF pages and images need the OCR engine (retrieve_chunks, which also needs an

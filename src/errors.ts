@@ -14,6 +14,10 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   DOWNLOAD_ERROR: 502,
   MODEL_UNAVAILABLE: 503,
+  /** DATA_DIR cannot be written (full, read-only, no permission): an operation that needs the disk. */
+  STORAGE_UNAVAILABLE: 503,
+  /** Extraction is at capacity (EXTRACT_CONCURRENCY or MAX_MEMORY_MB) and its queue is full: retry later. */
+  OVERLOADED: 503,
   /** The server is stopping: a call still running at SHUTDOWN_TIMEOUT, or one that arrived meanwhile. */
   SHUTTING_DOWN: 503,
   TIMEOUT: 504,

@@ -7,10 +7,13 @@ import path from 'node:path';
 import type { Config } from './config.ts';
 import { CacheRegistry } from './cache/cache-registry.ts';
 import { DocumentService } from './documents/document-service.ts';
+import { ExtractionPool, type ExtractionPoolOptions } from './extraction/extraction-pool.ts';
 import { OcrPool } from './extractors/ocr-pool.ts';
 import { RetrievalService } from './retrieval/retrieval-service.ts';
 import { ModelManager } from './retrieval/models/model-manager.ts';
 import { IndexStore } from './retrieval/store/index-store.ts';
+import { DiskHealth, type DiskProbe } from './util/disk-health.ts';
+import { sweepDataDirTemp } from './util/temp-sweep.ts';
 import pino, { type Logger } from 'pino';
 import type { CacheLayerStats } from './cache/ttl-cache.ts';
 
@@ -52,6 +55,8 @@ export interface Services {
   healthReporters: HealthReporter[];
   /** Reused tesseract workers shared by image OCR and scanned PDF pages. */
   ocr: OcrPool;
+  /** Child processes that parse untrusted documents, bounded in number and memory. */
+  extraction: ExtractionPool;
   /** Download (SSRF-safe), type detection, extraction, with caches and coalescing. */
   documents: DocumentService;
   /** Chunking, indexes (memory, disk), lexical / dense / hybrid search, reranking. */
@@ -60,6 +65,10 @@ export interface Services {
   models: ModelManager;
   /** Per-document indexes persisted under DATA_DIR/indexes. */
   indexes: IndexStore;
+  /** Whether DATA_DIR takes writes (free space, write probe): /health readiness. */
+  disk: DiskHealth;
+  /** The start-up sweep of what killed processes left in DATA_DIR (resolves when done; never rejects). */
+  swept: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,16 +76,54 @@ export interface CreateServicesOptions {
   log?: Logger;
   /** Start loading models now (default true); tests that never search may skip it. */
   startModels?: boolean;
+  /** Extraction pool tuning beyond config (tests: idle time, hostile extractor modules). */
+  extraction?: Partial<Omit<ExtractionPoolOptions, 'ocr' | 'log'>>;
+  /** Extract in this process, without the pool: the old path, for benchmarks that compare. */
+  inlineExtraction?: boolean;
+  /** Replaces the file-system calls of the DATA_DIR probe (tests: a full or read-only disk). */
+  diskProbe?: DiskProbe;
 }
 
 export function createServices(config: Readonly<Config>, opts: CreateServicesOptions = {}): Services {
   const log = opts.log ?? pino({ level: 'silent' });
   const caches = new CacheRegistry({ ttlMs: config.CACHE_TTL_SECONDS * 1000 });
-  const ocr = new OcrPool({ size: config.OCR_CONCURRENCY, cacheDir: path.join(config.dataDir, 'tmp', 'ocr') });
-  const documents = new DocumentService({ config, caches, ocr });
+  const ocr = new OcrPool({
+    size: config.OCR_CONCURRENCY,
+    cacheDir: path.join(config.dataDir, 'tmp', 'ocr'),
+    languages: config.ocrLanguages,
+    ...(config.tessdataDir ? { tessdataDir: config.tessdataDir } : {}),
+  });
+  const extraction = new ExtractionPool({
+    concurrency: config.extractConcurrency,
+    memoryMb: config.EXTRACT_MEMORY_MB,
+    budgetMb: config.maxMemoryMb,
+    queueMax: config.EXTRACT_QUEUE_MAX,
+    ...opts.extraction,
+    ocr,
+    log,
+  });
+  const documents = new DocumentService({ config, caches, ocr, ...(opts.inlineExtraction ? {} : { pool: extraction }) });
   const models = new ModelManager({ config, log });
-  const indexes = new IndexStore({ dir: path.join(config.dataDir, 'indexes') });
-  const retrieval = new RetrievalService({ documents, caches, models, store: indexes });
+  const disk = new DiskHealth({ dir: config.dataDir, minFreeMb: config.MIN_FREE_DISK_MB, probe: opts.diskProbe });
+  void disk.check().then((d) => {
+    if (!d.writable) log.error({ event: 'disk.unwritable', reason: d.reason }, 'DATA_DIR does not take writes: indexes stay in memory');
+  });
+  const indexes = new IndexStore({
+    dir: path.join(config.dataDir, 'indexes'),
+    onReject: (key, why) => log.warn({ event: 'index.rejected', key, why }, 'stored index not served; it is rebuilt from the document'),
+  });
+  const swept = Promise.all([indexes.sweepLeftovers(), sweepDataDirTemp(config.dataDir)]).then(
+    ([ix, tmp]) => {
+      if (ix.removed + ix.restored + tmp.removed > 0) {
+        log.info({ event: 'data_dir.swept', removed: ix.removed + tmp.removed, restored: ix.restored }, 'removed what interrupted writes left in DATA_DIR');
+      }
+    },
+    () => undefined,
+  );
+  const retrieval = new RetrievalService({
+    documents, caches, models, store: indexes, disk,
+    namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]],
+  });
   // Eager, non-blocking: /health answers while models load; a missing model is remembered, not retried.
   if (opts.startModels !== false) models.start();
 
@@ -99,15 +146,23 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
         const dense = models.denseUnavailableReason();
         const rerank = models.rerankerUnavailableReason();
         return {
-          ocr: { available: true, engine: 'tesseract.js (eng)', ...ocr.stats() },
+          ocr: { available: true, engine: 'tesseract.js', ...ocr.languageInfo(), max_pages_per_call: config.OCR_MAX_PAGES, ...ocr.stats() },
           lexical_retrieval: { available: true, method: 'BM25 (Porter stemming, title/heading field)' },
           dense_retrieval: dense === null ? { available: true } : { available: false, reason: dense },
           reranking: rerank === '' ? { available: true, model: models.rerankerId() } : { available: false, reason: rerank },
           retrieval_stats: { available: true, ...retrieval.stats(), rerank_queue: models.rerankQueueStats() },
           documents: { available: true, ...documents.stats() },
+          extraction_isolation: { available: true, isolation: 'child processes', ...extraction.stats() },
         };
       },
       models: () => models.state().map((m) => ({ ...m, name: m.id })),
+    },
+    {
+      features: async () => {
+        const { reason, ...d } = await disk.check();
+        const detail = { ...d, indexes_in_memory_only: retrieval.memoryOnlyIndexes };
+        return { disk: d.writable ? { available: true, ...detail } : { available: false, reason: reason ?? 'disk: unavailable', ...detail } };
+      },
     },
   ];
   return {
@@ -117,13 +172,18 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     diskCaches,
     healthReporters,
     ocr,
+    extraction,
     documents,
     retrieval,
     models,
     indexes,
+    disk,
+    swept,
     async close() {
       caches.clear();
       await documents.close();
+      // Children first: their OCR calls need the OCR pool until they are gone.
+      await extraction.close();
       await Promise.all([ocr.close(), models.close()]);
     },
   };

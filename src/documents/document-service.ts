@@ -9,8 +9,10 @@ import type { Config } from '../config.ts';
 import type { CacheRegistry, DownloadedFile } from '../cache/cache-registry.ts';
 import { isToolError, toolError } from '../errors.ts';
 import type { OcrPool } from '../extractors/ocr-pool.ts';
-import type { DocumentKind, ExtractInput, ProcessedDocument } from '../extractors/types.ts';
-import { extractUrls } from '../extractors/urls.ts';
+import type { DocumentKind, ExtractInput, OcrRequest, ProcessedDocument } from '../extractors/types.ts';
+import { applyLanguage, completeDocument, defaultDetectLanguage, type DetectLanguage } from '../extraction/complete-document.ts';
+import type { ExtractionPool } from '../extraction/extraction-pool.ts';
+import type { FinishInfo } from '../extraction/protocol.ts';
 import { createAddressPolicy } from './address-policy.ts';
 import { detectType, type DetectedType } from './detect-type.ts';
 import { FORMATS, KINDS } from './formats.ts';
@@ -51,6 +53,8 @@ export interface LoadOptions {
    * the file first (the retrieval index) does not download or hash it a second time.
    */
   fetched?: FetchedDocument;
+  /** OCR choices of the call (mode, languages, page cap); they change the output, so the cache key. */
+  ocr?: OcrRequest;
 }
 
 export interface DocumentServiceDeps {
@@ -61,18 +65,31 @@ export interface DocumentServiceDeps {
   lookup?: ResolveAll;
   /** Downloader tuning (retry delays, timeouts); policy and byte cap come from config. */
   download?: Partial<Omit<DownloaderOptions, 'policy' | 'maxBytes' | 'resolveAll'>>;
-  /** Replaces extractors by kind (tests). */
+  /** Replaces extractors by kind (tests); these run in this process, never in the pool. */
   extractors?: Partial<ExtractorTable>;
+  /**
+   * Child processes that run the extractors (src/extraction/): an input that hangs, exhausts
+   * memory or crashes costs a child, not this process. Without one, extraction runs inline.
+   */
+  pool?: ExtractionPool;
   /** Language detector; default src/language/detect.ts. */
-  detectLanguage?: (text: string) => { language_code: string; language_name: string; confidence?: number };
+  detectLanguage?: DetectLanguage;
   /** Distinct URLs / documents that may be in flight at once before calls stop coalescing. */
   maxInFlight?: number;
 }
 
-/** Characters of content the language detector looks at (enough for a stable answer). */
-const LANGUAGE_SAMPLE_CHARS = 20_000;
-
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * Part of the key of PDFs and images read with other OCR choices than the server's defaults (those
+ * keep the plain key): the same file read another way is another extraction.
+ */
+function ocrKeySuffix(ocr: OcrRequest | undefined, defaults: OcrRequest): string {
+  if (!ocr) return '';
+  const langs = (ocr.languages ?? []).join('+');
+  if (ocr.mode === defaults.mode && langs === (defaults.languages ?? []).join('+') && ocr.maxPages === defaults.maxPages) return '';
+  return `:ocr=${ocr.mode}/${langs}/${ocr.maxPages}`;
+}
 
 function describeExpected(kinds: readonly DocumentKind[]): string {
   const names = kinds.map((k) => KINDS[k].expected);
@@ -85,6 +102,8 @@ export class DocumentService {
   private readonly ocr: OcrPool;
   private readonly downloader: Downloader;
   private readonly extractors: ExtractorTable;
+  private readonly inlineKinds: ReadonlySet<string>;
+  private readonly pool?: ExtractionPool;
   private readonly detectLanguageFn?: DocumentServiceDeps['detectLanguage'];
   private readonly downloads: SingleFlight<DownloadedFile>;
   private readonly extractions: SingleFlight<ProcessedDocument>;
@@ -95,6 +114,8 @@ export class DocumentService {
     this.caches = deps.caches;
     this.ocr = deps.ocr;
     this.extractors = { ...DEFAULT_EXTRACTORS, ...deps.extractors };
+    this.inlineKinds = new Set(Object.keys(deps.extractors ?? {}));
+    if (deps.pool) this.pool = deps.pool;
     this.detectLanguageFn = deps.detectLanguage;
     this.downloader = new Downloader({
       ...deps.download,
@@ -156,13 +177,14 @@ export class DocumentService {
         );
       }
     }
-    const key = `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}-${file.sha256.slice(0, 16)}${suffix}`;
+    const ocr = this.ocrRequest(type.kind, opts.ocr);
+    const key = `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}-${file.sha256.slice(0, 16)}${suffix}${ocrKeySuffix(ocr, { mode: 'auto', languages: this.ocr.resolveJobLanguages(), maxPages: this.config.OCR_MAX_PAGES })}`;
     const cached = this.caches.document.get(key);
     if (cached) return { key, contentSha256: file.sha256, source: file.source, type, doc: cached, fromCache: true };
     const doc = await this.extractions.run(key, ctx.signal, async (signal) => {
       this.counters.extractions++;
       const started = Date.now();
-      const extracted = await this.extract(file, type, signal);
+      const extracted = await this.extract(file, type, signal, ocr);
       ctx.log?.debug({ key, kind: type.kind, chars: extracted.content.length, ms: Date.now() - started }, 'extracted');
       this.caches.document.set(key, extracted);
       return extracted;
@@ -189,8 +211,19 @@ export class DocumentService {
     };
   }
 
-  private async extract(file: FetchedDocument, type: DetectedType, signal: AbortSignal): Promise<ProcessedDocument> {
+  /** The OCR request an extraction of this kind gets: defaults filled in, nothing for formats without OCR. */
+  private ocrRequest(kind: DocumentKind, req: OcrRequest | undefined): OcrRequest | undefined {
+    if (kind !== 'pdf' && kind !== 'image') return undefined;
+    return {
+      mode: req?.mode ?? 'auto',
+      languages: this.ocr.resolveJobLanguages(req?.languages),
+      maxPages: req?.maxPages ?? this.config.OCR_MAX_PAGES,
+    };
+  }
+
+  private async extract(file: FetchedDocument, type: DetectedType, signal: AbortSignal, ocr?: OcrRequest): Promise<ProcessedDocument> {
     const input: ExtractInput = {
+      ...(ocr ? { ocr } : {}),
       bytes: file.bytes,
       ...(file.filename ? { filename: file.filename } : {}),
       ...(file.finalUrl ?? file.url ? { sourceUrl: file.finalUrl ?? file.url } : {}),
@@ -201,51 +234,35 @@ export class DocumentService {
         : { contentType: type.mime }),
       signal,
     };
+    const info: FinishInfo = {
+      kind: type.kind,
+      format: type.format,
+      mime: type.mime,
+      by: type.by,
+      fileSize: file.bytes.length,
+      sha256: file.sha256,
+      ...(file.filename ? { filename: file.filename } : {}),
+      ...(file.contentType ? { contentType: file.contentType } : {}),
+    };
+    const label = FORMATS[type.format].label;
+    const pooled = this.pool && !this.inlineKinds.has(type.kind);
     let doc: ProcessedDocument;
     try {
-      doc = await this.extractors[type.kind](input, { ocr: this.ocr });
+      if (pooled) {
+        const { signal: _signal, ...plain } = input;
+        doc = await this.pool!.extract({ kind: type.kind, input: plain, finish: info, label }, signal);
+      } else {
+        doc = await this.extractors[type.kind](input, { ocr: this.ocr });
+      }
     } catch (err) {
       if (signal.aborted) throw abortError(signal, 'Extraction');
       if (isToolError(err)) throw err;
-      throw toolError('PROCESSING_ERROR', `Could not read ${FORMATS[type.format].label}: ${errorText(err)}`, err);
+      throw toolError('PROCESSING_ERROR', `Could not read ${label}: ${errorText(err)}`, err);
     }
     if (signal.aborted) throw abortError(signal, 'Extraction');
-    return this.finish(doc, file, type);
-  }
-
-  /** Adds what every format gets: the URL list, the language, and source metadata. */
-  private async finish(doc: ProcessedDocument, file: FetchedDocument, type: DetectedType): Promise<ProcessedDocument> {
-    const content = typeof doc.content === 'string' ? doc.content : '';
-    const out: ProcessedDocument = {
-      ...doc,
-      kind: type.kind,
-      content,
-      tables: doc.tables ?? [],
-      images: doc.images ?? [],
-      pages: doc.pages ?? [],
-      urls: extractUrls({ content, pages: doc.pages ?? [], urls: doc.urls ?? [] }),
-      metadata: {
-        ...doc.metadata,
-        document_type: type.kind,
-        format: type.format,
-        mime_type: type.mime,
-        detected_by: type.by,
-        file_size: file.bytes.length,
-        content_sha256: file.sha256,
-        ...(file.filename ? { filename: file.filename } : {}),
-        ...(file.contentType ? { content_type: file.contentType } : {}),
-      },
-    };
-    const detect = this.detectLanguageFn ?? (await import('../language/detect.ts')).detectLanguage;
-    try {
-      const lang = detect(content.slice(0, LANGUAGE_SAMPLE_CHARS));
-      out.detected_language = lang.language_code;
-      out.detected_language_name = lang.language_name;
-    } catch {
-      // Language is a nicety; a detector failure must not lose the document.
-      out.detected_language = out.detected_language ?? 'unknown';
-      out.detected_language_name = out.detected_language_name ?? 'Unknown';
-    }
-    return out;
+    if (!pooled) return completeDocument(doc, info, this.detectLanguageFn ?? (await defaultDetectLanguage()));
+    // The child detected the language with the default detector; an injected one has the last word.
+    if (this.detectLanguageFn) applyLanguage(doc, this.detectLanguageFn);
+    return doc;
   }
 }

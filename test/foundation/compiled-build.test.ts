@@ -54,6 +54,16 @@ t.test('every format is extracted by upload', async (t) => {
   t.equal(encrypted.body.code, 'PROCESSING_ERROR', 'an encrypted file is a coded error');
 });
 
+t.test('extraction runs in child processes started from the build', async (t) => {
+  const r = await upload('/v1/documents/process', 'docx');
+  t.equal(r.status, 200);
+  const health = (await (await fetch(`${base}/v1/system/health`)).json()) as { features: Record<string, Record<string, any>> };
+  const pool = health.features.extraction_isolation!;
+  t.ok(pool.children_started >= 1, `children started: ${pool.children_started}`);
+  t.ok(pool.jobs >= 8, `jobs done in children: ${pool.jobs}`);
+  t.same(pool.restarts, { memory: 0, crash: 0, cancelled: 0, recycled: 0, idle: 0, start_failed: 0 }, 'no child failed');
+});
+
 t.test('OCR runs in the compiled build (tesseract worker and language data resolve)', async (t) => {
   const r = await upload('/v1/extract/image', 'png');
   t.equal(r.status, 200);

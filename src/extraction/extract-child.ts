@@ -1,0 +1,57 @@
+/**
+ * Entry of an extraction child process. It runs one document at a time: the extractor for its
+ * kind, then completeDocument (URLs, language), and sends the ProcessedDocument back. Whatever the
+ * input does here (endless allocation, a hung native call, a crash) costs only this process; the
+ * server kills and replaces it. Nothing is written to stdout (the server may speak MCP on its own).
+ */
+import { isToolError } from '../errors.ts';
+import type { ExtractInput } from '../extractors/types.ts';
+import { DEFAULT_EXTRACTORS, type Extractor } from '../documents/extractor-table.ts';
+import { errorText } from '../util/error-text.ts';
+import { completeDocument, defaultDetectLanguage } from './complete-document.ts';
+import { OcrProxyChannel } from './ocr-proxy.ts';
+import type { ExtractJob, FromChild, SerializedError, ToChild } from './protocol.ts';
+
+if (!process.send) throw new Error('extract-child must be started by the extraction pool (no IPC channel)');
+
+const send = (msg: FromChild) => {
+  process.send!(msg);
+};
+const ocr = new OcrProxyChannel(send);
+
+function serialize(err: unknown): SerializedError {
+  if (isToolError(err)) return { code: err.code, message: err.message };
+  // Allocation failures that V8 reports as catchable errors are still the memory ceiling.
+  if (err instanceof RangeError && /allocation failed|Invalid array length|Invalid string length/i.test(err.message)) {
+    return { code: 'PAYLOAD_TOO_LARGE', message: `The document needs more memory than one extraction may use: ${errorText(err, 120)}` };
+  }
+  return { message: errorText(err) };
+}
+
+async function extractorFor(job: ExtractJob): Promise<Extractor> {
+  if (!job.extractorModule) return DEFAULT_EXTRACTORS[job.kind];
+  const mod = (await import(job.extractorModule)) as { extract: Extractor };
+  return mod.extract;
+}
+
+async function run(job: ExtractJob): Promise<void> {
+  // The server kills this process to cancel; the signal exists for extractors that pass it on.
+  const signal = new AbortController().signal;
+  const input: ExtractInput = { ...job.input, signal };
+  try {
+    const extractor = await extractorFor(job);
+    const doc = await extractor(input, { ocr: ocr.forJob(job.id, job.ocrSync) });
+    const finished = completeDocument(doc, job.finish, await defaultDetectLanguage());
+    send({ type: 'result', id: job.id, doc: finished });
+  } catch (err) {
+    send({ type: 'error', id: job.id, error: serialize(err) });
+  }
+}
+
+process.on('message', (msg: ToChild) => {
+  if (msg.type === 'extract') void run(msg);
+  else if (msg.type === 'ocr-reply') ocr.onReply(msg);
+});
+// The server closing the channel (or dying) ends this process.
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready' });

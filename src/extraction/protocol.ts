@@ -1,0 +1,84 @@
+/**
+ * Messages between the server and an extraction child (node:child_process IPC with
+ * `serialization: 'advanced'`, so Buffers and typed arrays arrive as themselves). The child never
+ * holds the OCR engine: OCR calls travel back to the server as `ocr` requests.
+ */
+import type { ErrorCode } from '../errors.ts';
+import type { DocumentKind, ExtractInput, ProcessedDocument } from '../extractors/types.ts';
+
+/** What finish() needs besides the extractor's output (all plain data). */
+export interface FinishInfo {
+  kind: DocumentKind;
+  format: string;
+  mime: string;
+  by: string;
+  fileSize: number;
+  sha256: string;
+  filename?: string;
+  contentType?: string;
+}
+
+export interface ExtractJob {
+  type: 'extract';
+  id: number;
+  kind: DocumentKind;
+  input: Omit<ExtractInput, 'signal'>;
+  finish: FinishInfo;
+  /**
+   * Answers of the OcrPool's synchronous methods (stats, languages), computed by the server at
+   * dispatch: a synchronous call cannot wait for IPC.
+   */
+  ocrSync: SyncCall[];
+  /** Tests only: a module whose `extract` export replaces the extractor of this kind. */
+  extractorModule?: string;
+}
+
+/** An OCR call reply; the value is whatever the server's OcrPool method resolved to. */
+export interface OcrReply {
+  type: 'ocr-reply';
+  callId: number;
+  ok: boolean;
+  value?: unknown;
+  error?: SerializedError;
+}
+
+export interface CancelOcr {
+  type: 'ocr-cancel';
+  callId: number;
+}
+
+export type ToChild = ExtractJob | OcrReply;
+
+export interface SyncCall {
+  method: string;
+  args: unknown[];
+  value?: unknown;
+  error?: SerializedError;
+}
+
+/** The lookup key of a synchronous call: trailing undefined arguments do not count. */
+export function syncKey(method: string, args: readonly unknown[]): string {
+  let n = args.length;
+  while (n > 0 && args[n - 1] === undefined) n--;
+  return `${method}:${JSON.stringify(args.slice(0, n))}`;
+}
+
+export interface SerializedError {
+  /** Present when the error was a ToolError. */
+  code?: ErrorCode;
+  message: string;
+}
+
+/** Stands in for an AbortSignal argument: the server substitutes the call's own signal. */
+export const SIGNAL_ARG = { __extractionSignal: true } as const;
+
+export type FromChild =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; doc: ProcessedDocument }
+  | { type: 'error'; id: number; error: SerializedError }
+  | { type: 'ocr'; id: number; callId: number; method: string; args: unknown[] }
+  | CancelOcr;
+
+export function isSignalArg(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && (v as Record<string, unknown>).__extractionSignal === true;
+}

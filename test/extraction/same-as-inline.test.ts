@@ -1,0 +1,57 @@
+/**
+ * The pool changes where extraction runs, not what it returns: every generated format (OCR of an
+ * image and of a scanned PDF included, through the OCR proxy) gives the same ProcessedDocument
+ * pooled as inline, and coded errors keep their code and message.
+ */
+import t from 'tap';
+import { CacheRegistry } from '../../src/cache/cache-registry.ts';
+import { DocumentService } from '../../src/documents/document-service.ts';
+import { ExtractionPool } from '../../src/extraction/extraction-pool.ts';
+import { OcrPool } from '../../src/extractors/ocr-pool.ts';
+import { makeScannedPdf } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { FIXTURE_NAMES, fixtureFiles, makeImage } from '../fixtures-gen/documents.ts';
+import { tempDir, testConfig } from '../helper.ts';
+
+const config = testConfig(t);
+const ocr = new OcrPool({ size: 1, cacheDir: tempDir(t) });
+const pool = new ExtractionPool({ concurrency: 2, memoryMb: 1024, budgetMb: 4096, queueMax: 8, ocr });
+const inline = new DocumentService({ config, caches: new CacheRegistry({ ttlMs: 60_000 }), ocr });
+const pooled = new DocumentService({ config, caches: new CacheRegistry({ ttlMs: 60_000 }), ocr, pool });
+t.teardown(async () => {
+  await pool.close();
+  await ocr.close();
+});
+
+const files = await fixtureFiles();
+const ctx = () => ({ signal: AbortSignal.timeout(240_000) }) as never;
+const load = (service: DocumentService, bytes: Buffer, filename: string) => service.load({ upload: { bytes, filename } }, ctx());
+/** Timings (`*_ms` metadata such as ocr_ms) differ run to run; everything else must not. */
+const untimed = (doc: { metadata: Record<string, unknown> }) => ({
+  ...doc,
+  metadata: Object.fromEntries(Object.entries(doc.metadata).filter(([k]) => !k.endsWith('_ms'))),
+});
+const outcome = (p: Promise<{ doc: { metadata: Record<string, unknown> } }>) =>
+  p.then((r) => ({ doc: untimed(r.doc) }), (e) => ({ code: e.code, message: e.message }));
+
+for (const kind of Object.keys(files) as Array<keyof typeof files>) {
+  t.test(`${kind}: pooled equals inline`, async (t) => {
+    const a = await outcome(load(inline, files[kind], FIXTURE_NAMES[kind]));
+    const b = await outcome(load(pooled, files[kind], FIXTURE_NAMES[kind]));
+    t.same(b, a);
+    if (kind === 'encrypted') t.equal((b as { code: string }).code, 'PROCESSING_ERROR');
+    else t.ok((b as unknown as { doc: { content: string } }).doc.content.trim().length > 10, 'has content');
+  });
+}
+
+t.test('OCR runs through the proxy: the image and a scanned PDF are read in the child', async (t) => {
+  const before = pool.stats().ocr_calls as number;
+  // New bytes: the fixtures above are in the document cache now.
+  const image = await load(pooled, makeImage('png', 'PROXY CHECK 4242'), 'proxy.png');
+  t.match(image.doc.content, /PROXY CHECK 4242/);
+  const scan = await makeScannedPdf(0, 1, { pageHeight: 300 });
+  const a = await load(inline, scan, 'scan.pdf');
+  const b = await load(pooled, scan, 'scan.pdf');
+  t.same(untimed(b.doc), untimed(a.doc));
+  t.same(b.doc.metadata.ocr_pages, [1]);
+  t.ok((pool.stats().ocr_calls as number) > before + 1, `OCR calls crossed IPC (${pool.stats().ocr_calls})`);
+});
