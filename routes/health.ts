@@ -1,10 +1,11 @@
 /**
  * GET /health: liveness and readiness, cheap enough for a probe every few seconds. Ready means the
- * data folder is writable; 503 otherwise. Models load in the background and never hold readiness
+ * data folder takes writes (src/util/disk-health.ts: free space >= MIN_FREE_DISK_MB and a write
+ * probe, reused for 5 s); 503 otherwise, with `reason` ("disk: read-only", "disk: full (N MB free,
+ * need M)"). Models load in the background and never hold readiness
  * back (retrieval is lexical meanwhile); `checks.models` says whether they are loading, ready (at
  * least one embedder) or unavailable. Open without an API key and never rate limited.
  */
-import { access, constants } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { PACKAGE_INFO } from '../src/package-info.ts';
@@ -17,9 +18,12 @@ const HealthSchema = Type.Object(
     ready: Type.Boolean(),
     version: Type.String(),
     uptime_seconds: Type.Number(),
+    reason: Type.Optional(Type.String({ description: 'Why not ready, e.g. "disk: read-only" or "disk: full (12 MB free, need 100)"' })),
     checks: Type.Object(
       {
         data_dir_writable: Type.Boolean(),
+        disk: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('read-only'), Type.Literal('permission-denied'), Type.Literal('unavailable')]),
+        disk_free_mb: Type.Union([Type.Integer(), Type.Null()]),
         models: Type.Union([Type.Literal('loading'), Type.Literal('ready'), Type.Literal('unavailable')]),
       },
       { additionalProperties: false },
@@ -56,17 +60,16 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (_request, reply) => {
-      const writable = await access(app.config.dataDir, constants.W_OK).then(
-        () => true,
-        () => false,
-      );
+      const disk = await app.services.disk.check();
+      const writable = disk.writable;
       reply.code(writable ? 200 : 503);
       return {
         status: writable ? 'ok' : 'unavailable',
         ready: writable,
         version: PACKAGE_INFO.version,
         uptime_seconds: Math.round((Date.now() - app.services.startedAt) / 100) / 10,
-        checks: { data_dir_writable: writable, models: modelsState(app) },
+        ...(disk.reason ? { reason: disk.reason } : {}),
+        checks: { data_dir_writable: writable, disk: disk.state, disk_free_mb: disk.free_mb, models: modelsState(app) },
       };
     },
   );

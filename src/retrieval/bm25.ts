@@ -5,9 +5,11 @@
  * titles dominate. With no titles it is plain BM25 (Lucene's idf).
  *
  * The index is immutable once built and cheap to rebuild from chunks (5k abstracts in well under a
- * second), so it is never persisted.
+ * second), so it is never persisted. Building is written as steps: buildSliced indexes a document
+ * of 100k chunks in time slices, so the event loop keeps answering meanwhile.
  */
 import type { Analyzer } from './tokenizer.ts';
+import { runSliced, runSync, type Steps } from '../util/slices.ts';
 
 export interface Bm25Params {
   k1: number;
@@ -77,6 +79,15 @@ export class Bm25Index {
   }
 
   static build(docs: readonly LexicalDoc[], analyzer: Analyzer, params: Partial<Bm25Params> = {}): Bm25Index {
+    return runSync(Bm25Index.buildSteps(docs, analyzer, params));
+  }
+
+  /** build in time slices, stopping with the coded abort error when `signal` fires. */
+  static buildSliced(docs: readonly LexicalDoc[], analyzer: Analyzer, params: Partial<Bm25Params> = {}, signal?: AbortSignal): Promise<Bm25Index> {
+    return runSliced(Bm25Index.buildSteps(docs, analyzer, params), { signal, what: 'Indexing' });
+  }
+
+  private static *buildSteps(docs: readonly LexicalDoc[], analyzer: Analyzer, params: Partial<Bm25Params>): Steps<Bm25Index> {
     const p: Bm25Params = { ...DEFAULT_BM25_PARAMS, ...params };
     const n = docs.length;
     const lenBody = new Float32Array(n);
@@ -113,6 +124,7 @@ export class Bm25Index {
       for (const t of bodyTokens) add(t, d, 'body');
       docTermIds[d] = Int32Array.from(new Set(ids.map((id) => termHashes[id]))).sort();
       ids = [];
+      yield;
     }
     const avgBody = mean(lenBody) || 1;
     const avgTitle = mean(lenTitle) || 1;
@@ -125,7 +137,9 @@ export class Bm25Index {
     const postings = new Map<string, Postings>();
     let bytes = n * 8 * 3;
     for (const t of docTermIds) bytes += t.byteLength + 48;
+    let built = 0;
     for (const [term, c] of cols) {
+      if (++built % 1024 === 0) yield;
       postings.set(term, {
         docs: Int32Array.from(c.docs),
         tfBody: Float32Array.from(c.body),

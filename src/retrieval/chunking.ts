@@ -14,12 +14,20 @@
  * slices of the content; their offsets are into the document's "index text", the chunk texts
  * joined in order by "\n\n" (chunk 0 starts at 0, each next one 2 chars after the previous end),
  * so that indexText.slice(char_start, char_end) === text and offsets still order the chunks.
+ *
+ * Every loop is written as steps (src/util/slices.ts), so the same code chunks a small text at
+ * once (chunkDocument) or a 100 MB one in time slices that keep the event loop answering and stop
+ * when the call is aborted (chunkDocumentSliced). Nothing here is quadratic in the input.
  */
 import type { PageSpan, ProcessedDocument } from '../extractors/types.ts';
 import type { Chunk } from './types.ts';
 import { contentType, importanceScore } from './chunk-importance.ts';
 import { planSpreadsheet, renderSpreadsheet, type SpreadsheetPlan } from './table-chunks.ts';
 import { MAX_CHUNK_CHARS } from './schemas.ts';
+import { runSliced, runSync, type Steps } from '../util/slices.ts';
+
+/** Loop iterations between two possible pauses: small enough that a step takes microseconds. */
+const STEP = 256;
 
 /** No chunk is ever longer than this (the product's contract; the wire schema states it). */
 export { MAX_CHUNK_CHARS };
@@ -82,7 +90,7 @@ interface Span {
  * that begin with a newline open the next piece (a heading stays with its section); others close
  * the piece they end (a sentence keeps its full stop).
  */
-function splitRecursive(text: string, start: number, end: number, separators: readonly string[], profile: { size: number; overlap: number }, out: Span[]): void {
+function* splitRecursive(text: string, start: number, end: number, separators: readonly string[], profile: { size: number; overlap: number }, out: Span[]): Steps<void> {
   const { size } = profile;
   if (end - start <= size) {
     if (end > start) out.push({ start, end });
@@ -92,12 +100,13 @@ function splitRecursive(text: string, start: number, end: number, separators: re
   if (si < 0) si = separators.length; // none occurs: hard cut below
   const sep = separators[si] ?? '';
   if (sep === '') {
-    for (let at = start; at < end; ) {
+    for (let at = start, n = 0; at < end; n++) {
       let cut = Math.min(end, at + size);
       // Never cut a surrogate pair in two.
       if (cut < end && isLowSurrogate(text.charCodeAt(cut))) cut--;
       out.push({ start: at, end: cut });
       at = cut;
+      if (n % STEP === 0) yield;
     }
     return;
   }
@@ -106,7 +115,7 @@ function splitRecursive(text: string, start: number, end: number, separators: re
   const pieces: Span[] = [];
   let pieceStart = start;
   let from = start;
-  for (;;) {
+  for (let n = 1; ; n++) {
     const at = indexIn(text, sep, from, end);
     if (at < 0) break;
     const boundary = opensPiece ? at : at + sep.length;
@@ -115,6 +124,7 @@ function splitRecursive(text: string, start: number, end: number, separators: re
       pieceStart = boundary;
     }
     from = at + sep.length;
+    if (n % STEP === 0) yield;
   }
   pieces.push({ start: pieceStart, end });
   let fitting: Span[] = [];
@@ -123,11 +133,11 @@ function splitRecursive(text: string, start: number, end: number, separators: re
       fitting.push(piece);
       continue;
     }
-    if (fitting.length) out.push(...mergePieces(fitting, size, profile.overlap));
+    if (fitting.length) yield* mergePieces(fitting, size, profile.overlap, out);
     fitting = [];
-    splitRecursive(text, piece.start, piece.end, rest, profile, out);
+    yield* splitRecursive(text, piece.start, piece.end, rest, profile, out);
   }
-  if (fitting.length) out.push(...mergePieces(fitting, size, profile.overlap));
+  if (fitting.length) yield* mergePieces(fitting, size, profile.overlap, out);
 }
 
 function indexIn(text: string, sep: string, from: number, end: number): number {
@@ -140,11 +150,11 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/** Greedy merge of contiguous pieces into windows of at most `size`, overlapping by up to `overlap`. */
-function mergePieces(pieces: Span[], size: number, overlap: number): Span[] {
-  const out: Span[] = [];
+/** Greedy merge of contiguous pieces into windows of at most `size`, overlapping by up to `overlap`, appended to `out`. */
+function* mergePieces(pieces: Span[], size: number, overlap: number, out: Span[]): Steps<void> {
   let i = 0;
-  while (i < pieces.length) {
+  for (let n = 1; i < pieces.length; n++) {
+    if (n % STEP === 0) yield;
     const first = i;
     let end = pieces[i].end;
     i++;
@@ -159,7 +169,6 @@ function mergePieces(pieces: Span[], size: number, overlap: number): Span[] {
     while (back - 1 > first && end - pieces[back - 1].start <= overlap) back--;
     i = back;
   }
-  return out;
 }
 
 const PAGE_MARKER_TAIL = /\n-{3} (?:Page|Slide|Sheet) [^\n]* -{3}\s*$/;
@@ -185,25 +194,65 @@ interface HeadingMark {
 
 const HEADING_RE = /^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/gm;
 
-function findHeadings(text: string): HeadingMark[] {
+/** Text scanned for headings per step; windows end at a line break, and a heading is one line. */
+const HEADING_WINDOW = 1 << 16;
+
+function* findHeadings(text: string): Steps<HeadingMark[]> {
   const out: HeadingMark[] = [];
-  for (const m of text.matchAll(HEADING_RE)) {
-    const title = m[2].trim();
-    if (title) out.push({ offset: m.index ?? 0, level: m[1].length, title });
+  for (let from = 0; from < text.length; ) {
+    let to = text.indexOf('\n', Math.min(text.length, from + HEADING_WINDOW));
+    to = to < 0 ? text.length : to + 1;
+    const window = from === 0 && to === text.length ? text : text.slice(from, to);
+    for (const m of window.matchAll(HEADING_RE)) {
+      const title = m[2].trim();
+      if (title) out.push({ offset: from + (m.index ?? 0), level: m[1].length, title });
+    }
+    from = to;
+    yield;
   }
   return out;
 }
 
-/** The heading stack in force at `offset`, ignoring headings before `floor` (a new slide or sheet). */
-function headingPathAt(headings: HeadingMark[], offset: number, floor: number): string[] {
-  const stack: HeadingMark[] = [];
-  for (const h of headings) {
-    if (h.offset > offset) break;
-    if (h.offset < floor) continue;
-    while (stack.length > 0 && stack[stack.length - 1].level >= h.level) stack.pop();
-    stack.push(h);
+/**
+ * The heading stack in force at an offset, ignoring headings before `floor` (a new slide or
+ * sheet). Chunks come in document order, so the stack is carried forward from one chunk to the
+ * next instead of being rebuilt from the first heading each time (which was chunks x headings).
+ */
+class HeadingCursor {
+  private next = 0;
+  private stack: HeadingMark[] = [];
+  private floor = -1;
+  private offset = -1;
+
+  constructor(private readonly headings: readonly HeadingMark[]) {}
+
+  at(offset: number, floor: number): string[] {
+    if (floor !== this.floor || offset < this.offset) {
+      this.floor = floor;
+      this.stack = [];
+      this.next = lowerBound(this.headings, floor);
+    }
+    this.offset = offset;
+    const hs = this.headings;
+    while (this.next < hs.length && hs[this.next].offset <= offset) {
+      const h = hs[this.next++];
+      while (this.stack.length > 0 && this.stack[this.stack.length - 1].level >= h.level) this.stack.pop();
+      this.stack.push(h);
+    }
+    return this.stack.map((h) => h.title);
   }
-  return stack.map((h) => h.title);
+}
+
+/** Index of the first heading at or after `offset`. */
+function lowerBound(headings: readonly HeadingMark[], offset: number): number {
+  let lo = 0;
+  let hi = headings.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (headings[mid].offset < offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function spanAt(pages: PageSpan[], offset: number): PageSpan | null {
@@ -222,13 +271,22 @@ function spanAt(pages: PageSpan[], offset: number): PageSpan | null {
 
 /** Chunks plain text of a given kind (no page map). */
 export function chunkText(text: string, kind: string, opts: ChunkOptions = {}): Chunk[] {
-  return chunkContent(text, kind, [], opts);
+  return runSync(chunkContent(text, kind, [], opts));
 }
 
 export function chunkDocument(doc: ProcessedDocument, opts: ChunkOptions = {}): Chunk[] {
+  return runSync(chunkDocumentSteps(doc, opts));
+}
+
+/** chunkDocument in time slices: the event loop keeps answering, and an abort stops it within a slice. */
+export function chunkDocumentSliced(doc: ProcessedDocument, opts: ChunkOptions = {}, signal?: AbortSignal): Promise<Chunk[]> {
+  return runSliced(chunkDocumentSteps(doc, opts), { signal, what: 'Chunking' });
+}
+
+function* chunkDocumentSteps(doc: ProcessedDocument, opts: ChunkOptions): Steps<Chunk[]> {
   const sheets = planSpreadsheet(doc);
-  if (sheets) return chunkSpreadsheet(doc.kind, sheets, opts);
-  return chunkContent(doc.content ?? '', doc.kind, doc.pages ?? [], opts);
+  if (sheets) return yield* chunkSpreadsheet(doc.kind, sheets, opts);
+  return yield* chunkContent(doc.content ?? '', doc.kind, doc.pages ?? [], opts);
 }
 
 /** Separator between chunk texts in a spreadsheet's index text (what its offsets point into). */
@@ -243,7 +301,7 @@ export function indexTextOf(chunks: ReadonlyArray<Pick<Chunk, 'text'>>): string 
  * Row groups of every table (no overlap: see table-chunks.ts) and the sheets' other text, split
  * like any text. The size adapts to the length of the full rendering, not of the 20-row preview.
  */
-function chunkSpreadsheet(kind: string, plan: SpreadsheetPlan, opts: ChunkOptions): Chunk[] {
+function* chunkSpreadsheet(kind: string, plan: SpreadsheetPlan, opts: ChunkOptions): Steps<Chunk[]> {
   const profile = chunkingProfile(kind, plan.length, opts);
   const chunks: Chunk[] = [];
   let offset = 0;
@@ -264,14 +322,16 @@ function chunkSpreadsheet(kind: string, plan: SpreadsheetPlan, opts: ChunkOption
     offset += text.length + INDEX_TEXT_SEPARATOR.length;
   };
   for (const piece of renderSpreadsheet(plan, { size: profile.size, maxChars: MAX_CHUNK_CHARS })) {
+    yield;
     if (piece.kind === 'table') {
       push(piece.text, 'table', piece.sheet, piece.sheetNumber);
       continue;
     }
     const windows: Span[] = [];
-    splitRecursive(piece.text, 0, piece.text.length, profile.separators, profile, windows);
+    yield* splitRecursive(piece.text, 0, piece.text.length, profile.separators, profile, windows);
     let last: Span | null = null;
     for (const w of windows) {
+      yield;
       const s = trimSpan(piece.text, w);
       if (!s || (last && s.start >= last.start && s.end <= last.end)) continue;
       last = s;
@@ -283,19 +343,20 @@ function chunkSpreadsheet(kind: string, plan: SpreadsheetPlan, opts: ChunkOption
   return chunks;
 }
 
-function chunkContent(content: string, kind: string, pageMap: readonly PageSpan[], opts: ChunkOptions): Chunk[] {
-  if (!content.trim()) return [];
+function* chunkContent(content: string, kind: string, pageMap: readonly PageSpan[], opts: ChunkOptions): Steps<Chunk[]> {
+  if (!/\S/.test(content)) return [];
   const profile = chunkingProfile(kind, content.length, opts);
   const windows: Span[] = [];
-  splitRecursive(content, 0, content.length, profile.separators, profile, windows);
-  const spans = windows
-    .map((s) => trimSpan(content, s))
-    .filter((s): s is Span => s !== null);
-  const pages = [...pageMap].filter((p) => p.end > p.start || p.start >= 0).sort((a, b) => a.start - b.start);
-  const headings = findHeadings(content);
+  yield* splitRecursive(content, 0, content.length, profile.separators, profile, windows);
+  // Heading sections (DOCX without known pages, HTML, Markdown) are not pages: their chunks say null.
+  const pages = [...pageMap].filter((p) => p.unit !== 'section' && (p.end > p.start || p.start >= 0)).sort((a, b) => a.start - b.start);
+  const cursor = new HeadingCursor(yield* findHeadings(content));
   const chunks: Chunk[] = [];
   let last: Span | null = null;
-  for (const s of spans) {
+  for (const w of windows) {
+    yield;
+    const s = trimSpan(content, w);
+    if (!s) continue;
     // Trimming can make a window fall inside the previous one; such a window adds nothing.
     if (last && s.start >= last.start && s.end <= last.end) continue;
     last = s;
@@ -303,7 +364,7 @@ function chunkContent(content: string, kind: string, pageMap: readonly PageSpan[
     const first = pages.length ? spanAt(pages, s.start) : null;
     const lastPage = pages.length ? spanAt(pages, s.end - 1) : null;
     const unitFloor = first && (first.unit === 'slide' || first.unit === 'sheet') ? first.start : 0;
-    const path = headingPathAt(headings, s.start, unitFloor);
+    const path = cursor.at(s.start, unitFloor);
     if (first?.label && (first.unit === 'slide' || first.unit === 'sheet') && path[0] !== first.label) path.unshift(first.label);
     chunks.push({
       text,

@@ -5,6 +5,11 @@
  * configured, on disk keyed by sha256(url)[:16] + content sha256[:16] + chunker version, so a
  * restarted server answers without extracting or embedding again. Concurrent calls for the same
  * document build once. Without an embedder everything works lexically and says why.
+ *
+ * Work that grows with the document (chunking, the BM25 build, persisting, loading) runs in time
+ * slices that check the call's signal, so a 100 MB text keeps /health answering and a timed-out
+ * call stops within a slice. When DATA_DIR cannot take writes (full, read-only), indexes stay in
+ * memory: the call is answered, the log and /health say why.
  */
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
@@ -14,16 +19,17 @@ import type { CallContext, DocumentSource } from '../call-context.ts';
 import { toolError } from '../errors.ts';
 import type { ProcessedDocument } from '../extractors/types.ts';
 import { errorText } from '../util/error-text.ts';
+import { describeFsError, diskCondition, redactPaths } from '../util/fs-errors.ts';
 import { SingleFlight } from '../util/single-flight.ts';
 import type { Chunk, Embedder, RerankOutcome } from './types.ts';
 import type { RetrievedChunkSchema, RetrieveResultSchema } from './schemas.ts';
-import { chunkDocument } from './chunking.ts';
+import { chunkDocumentSliced } from './chunking.ts';
 import { Analyzer, type AnalyzerOptions } from './tokenizer.ts';
 import type { Bm25Index, Bm25Params, ScoredIndex } from './bm25.ts';
 import { exactTopK } from './dense-exact.ts';
 import { mergeDense, mergeLexical, type Part } from './multi-index.ts';
 import {
-  buildLexicalIndex,
+  buildLexicalIndexSliced,
   passageOf,
   searchChunks,
   type DenseSearch,
@@ -31,8 +37,11 @@ import {
   type RetrievalMode,
 } from './search.ts';
 
-/** Bump when chunking changes, so indexes persisted by an older chunker are rebuilt. */
-export const CHUNKER_VERSION = 2;
+/**
+ * Bump when chunking or the extraction it reads changes, so indexes persisted from older output
+ * are rebuilt. 3: PDF tables, hyphen and OCR changes; Hangul bigrams (analyzer v2).
+ */
+export const CHUNKER_VERSION = 3;
 export const MAX_TOP_K = 20;
 export const DEFAULT_TOP_K = 5;
 export const MAX_DOCUMENTS = 10;
@@ -83,7 +92,11 @@ export interface IndexPersistence {
   /** A stored key with this suffix (same content and chunker under another URL), or null. */
   findKeyBySuffix?(suffix: string): Promise<string | null>;
   peekMeta(key: string): Promise<{ embedderId: string | null; dimension: number | null; contentSha256: string } | null>;
-  load(key: string, expect: { embedderId: string | null; dimension: number | null; contentSha256: string }): Promise<PersistedIndex | null>;
+  load(
+    key: string,
+    expect: { embedderId: string | null; dimension: number | null; contentSha256: string },
+    signal?: AbortSignal,
+  ): Promise<PersistedIndex | null>;
   save(
     key: string,
     data: { chunks: Chunk[]; vectors?: Float32Array[]; embedderId: string | null; dimension: number | null; contentSha256: string },
@@ -91,11 +104,26 @@ export interface IndexPersistence {
   ): Promise<PersistedIndex>;
 }
 
+/** What the service tells the disk health check (DiskHealth), and asks it before writing. */
+export interface DiskState {
+  /** The last known answer, without probing. */
+  readonly writable: boolean;
+  /** A fresh answer when the last one is stale (cheap: results are reused for seconds). */
+  check(): Promise<{ writable: boolean }>;
+  reportFailure(err: unknown): void;
+}
+
 export interface RetrievalServiceDeps {
   documents: DocumentAccess;
   caches: CacheRegistry;
   models?: ModelLayer | null;
   store?: IndexPersistence | null;
+  disk?: DiskState | null;
+  /**
+   * Folders named in client-visible reasons by their setting (e.g. ['MODELS_DIR', '/srv/models']):
+   * model hints name where files go, but answers carry no internal paths.
+   */
+  namedDirs?: ReadonlyArray<readonly [string, string]>;
   analyzer?: AnalyzerOptions;
   bm25?: Partial<Bm25Params>;
 }
@@ -174,29 +202,62 @@ export class RetrievalService {
   private readonly caches: CacheRegistry;
   private readonly models: ModelLayer | null;
   private readonly store: IndexPersistence | null;
+  private readonly disk: DiskState | null;
+  private readonly publicText: (s: string) => string;
   private readonly analyzer: Analyzer;
   private readonly bm25?: Partial<Bm25Params>;
   private readonly builds = new SingleFlight<{ index: DocumentIndex; origin: IndexOrigin }>(64);
-  private counters = { built: 0, from_disk: 0, from_memory: 0, embedded_chunks: 0 };
+  private counters = { built: 0, from_disk: 0, from_memory: 0, embedded_chunks: 0, memory_only: 0 };
 
   constructor(deps: RetrievalServiceDeps) {
     this.documents = deps.documents;
     this.caches = deps.caches;
     this.models = deps.models ?? null;
     this.store = deps.store ?? null;
+    this.disk = deps.disk ?? null;
+    const named = deps.namedDirs ?? [];
+    this.publicText = (text) => redactPaths(text, named);
     this.analyzer = new Analyzer(deps.analyzer);
     this.bm25 = deps.bm25;
   }
 
   /** Builds/loads counted since start (coalesced calls and memory hits excluded from `built`). */
   stats(): { built: number; from_disk: number; from_memory: number; embedded_chunks: number; builds_in_flight: number } {
-    return { ...this.counters, builds_in_flight: this.builds.size };
+    const { memory_only: _, ...counters } = this.counters;
+    return { ...counters, builds_in_flight: this.builds.size };
+  }
+
+  /** Indexes kept in memory only since start because DATA_DIR took no writes. */
+  get memoryOnlyIndexes(): number {
+    return this.counters.memory_only;
+  }
+
+  /**
+   * Saves to the store; on disk trouble (full, read-only, no permission) reports it and resolves
+   * null, so the caller keeps the index in memory. Other failures propagate.
+   */
+  private async persist(key: string, data: Parameters<IndexPersistence['save']>[1], ctx: CallContext): Promise<PersistedIndex | null> {
+    if (!this.store) return null;
+    // Known unwritable: probe again (reused for seconds) rather than write into a full disk.
+    if (this.disk && !this.disk.writable && !(await this.disk.check()).writable) {
+      this.counters.memory_only++;
+      return null;
+    }
+    try {
+      return await this.store.save(key, data, ctx.signal);
+    } catch (err) {
+      if (ctx.signal.aborted || !diskCondition(err)) throw err;
+      this.disk?.reportFailure(err);
+      this.counters.memory_only++;
+      ctx.log?.warn({ key, err: describeFsError(err) }, 'index not persisted (data folder not writable); serving it from memory');
+      return null;
+    }
   }
 
   /** chunk_document: the document's adaptive chunks (not indexed). */
   async chunk(source: DocumentSource, ctx: CallContext): Promise<{ chunks: Chunk[]; documentType: string; source: string }> {
     const loaded = await this.documents.load(source, ctx);
-    return { chunks: chunkDocument(loaded.doc), documentType: loaded.doc.kind, source: loaded.source };
+    return { chunks: await chunkDocumentSliced(loaded.doc, {}, ctx.signal), documentType: loaded.doc.kind, source: loaded.source };
   }
 
   /** The searchable index of one document: memory, else disk, else built (coalesced per document). */
@@ -237,9 +298,10 @@ export class RetrievalService {
           storedKey = await this.store.findKeyBySuffix(contentSuffix(file));
           meta = storedKey ? await this.store.peekMeta(storedKey) : null;
         }
-        if (storedKey && meta && meta.contentSha256 === file.sha256) stored = await this.store.load(storedKey, meta);
+        if (storedKey && meta && meta.contentSha256 === file.sha256) stored = await this.store.load(storedKey, meta, signal);
       } catch (err) {
-        ctx.log?.warn({ key, err: errorText(err) }, 'stored index unreadable; rebuilding');
+        if (signal.aborted) throw err;
+        ctx.log?.warn({ key, err: describeFsError(err) }, 'stored index unreadable; rebuilding');
       }
     }
     let chunks: Chunk[];
@@ -253,11 +315,11 @@ export class RetrievalService {
       documentType = previous.documentType;
     } else {
       const loaded = await this.documents.load(source, ctx, { fetched: file });
-      chunks = chunkDocument(loaded.doc);
+      chunks = await chunkDocumentSliced(loaded.doc, {}, signal);
       documentType = loaded.doc.kind;
       sourceName = loaded.source;
     }
-    const lexical = buildLexicalIndex(chunks, this.analyzer, this.bm25);
+    const lexical = await buildLexicalIndexSliced(chunks, this.analyzer, this.bm25, signal);
 
     // Dense: the stored vectors if their embedder is here, else embed now when an embedder is.
     let dense: ConstructorParameters<typeof DocumentIndex>[5] = null;
@@ -273,9 +335,10 @@ export class RetrievalService {
         try {
           const vectors = await this.embedChunks(embedder, chunks, signal);
           this.counters.embedded_chunks += vectors.length;
-          if (this.store) {
+          const saved = await this.persist(key, { chunks, vectors, embedderId: embedder.id, dimension: embedder.dimension, contentSha256: file.sha256 }, ctx);
+          if (saved) {
             persisted?.close();
-            persisted = await this.store.save(key, { chunks, vectors, embedderId: embedder.id, dimension: embedder.dimension, contentSha256: file.sha256 }, signal);
+            persisted = saved;
             dense = { embedderId: embedder.id, persisted };
           } else {
             dense = { embedderId: embedder.id, vectors };
@@ -287,10 +350,10 @@ export class RetrievalService {
         }
       }
     }
-    if (!persisted && this.store && !previous) {
+    if (!persisted && this.store && !previous && !dense) {
       // Keep the chunks on disk so a restart skips extraction even without vectors.
       try {
-        persisted = await this.store.save(key, { chunks, embedderId: null, dimension: null, contentSha256: file.sha256 }, signal);
+        persisted = await this.persist(key, { chunks, embedderId: null, dimension: null, contentSha256: file.sha256 }, ctx);
       } catch (err) {
         if (signal.aborted) throw err;
         ctx.log?.warn({ key, err: errorText(err) }, 'could not persist the index');
@@ -338,7 +401,9 @@ export class RetrievalService {
     const total = docs.reduce((n, d) => n + d.index.chunks.length, 0);
 
     const denseReady = docs.every((d) => d.index.embedderId !== null || d.index.chunks.length === 0) && docs.some((d) => d.index.embedderId !== null);
-    const denseWhyNot = docs.find((d) => d.index.denseReason)?.index.denseReason ?? this.models?.denseUnavailableReason() ?? 'no embedding model is configured';
+    const denseWhyNot = this.publicText(
+      docs.find((d) => d.index.denseReason)?.index.denseReason ?? this.models?.denseUnavailableReason() ?? 'no embedding model is configured',
+    );
     if ((req.mode === 'dense' || req.mode === 'hybrid') && !denseReady && total > 0) {
       throw toolError('MODEL_UNAVAILABLE', `mode "${req.mode}" needs an embedding model: ${denseWhyNot}`);
     }
@@ -378,7 +443,7 @@ export class RetrievalService {
     let rerankAbsent: { status: 'skipped' | 'unavailable'; reason: string } | undefined;
     if (req.rerank === false) rerankAbsent = { status: 'skipped', reason: 'rerank: false was requested' };
     else if (this.models?.rerankerId()) rerank = (q, p, s) => this.models!.rerank(q, p, s);
-    else rerankAbsent = { status: 'unavailable', reason: this.models?.rerankerUnavailableReason() || 'no reranker model is configured' };
+    else rerankAbsent = { status: 'unavailable', reason: this.publicText(this.models?.rerankerUnavailableReason() || 'no reranker model is configured') };
 
     const res = await searchChunks({
       query,
@@ -417,7 +482,7 @@ export class RetrievalService {
         reranker: res.reranker.status,
         reranker_model: res.reranker.status === 'used' ? this.models?.rerankerId() ?? null : null,
         ...(mode === 'lexical' && !req.mode ? { reason: `lexical: ${denseWhyNot}` } : {}),
-        ...(res.reranker.reason ? { reranker_reason: res.reranker.reason } : {}),
+        ...(res.reranker.reason ? { reranker_reason: this.publicText(res.reranker.reason) } : {}),
         top_k: topK,
         candidates: Math.max(20, 3 * topK),
         documents: docs.map((d) => ({

@@ -50,6 +50,16 @@ export function buildLexicalIndex(
   return Bm25Index.build(chunks.map(lexicalDocOf), analyzer, params);
 }
 
+/** buildLexicalIndex in time slices (a document of any size never stalls the event loop). */
+export function buildLexicalIndexSliced(
+  chunks: ReadonlyArray<Pick<Chunk, 'text' | 'heading_path'>>,
+  analyzer: Analyzer,
+  params?: Partial<Bm25Params>,
+  signal?: AbortSignal,
+): Promise<Bm25Index> {
+  return Bm25Index.buildSliced(chunks.map(lexicalDocOf), analyzer, params, signal);
+}
+
 export interface SearchRequest {
   query: string;
   chunks: ReadonlyArray<Pick<Chunk, 'text' | 'heading_path'>>;

@@ -59,7 +59,7 @@ export class Analyzer {
   /** A stable description of the options, stored beside indexes built with this analyzer. */
   get signature(): string {
     const o = this.options;
-    return `v1:stem=${o.stem}:stop=${o.stopWords}:dec=${o.keepDecimals}:hy=${o.joinHyphenated}`;
+    return `v2:stem=${o.stem}:stop=${o.stopWords}:dec=${o.keepDecimals}:hy=${o.joinHyphenated}`;
   }
 
   /** Index terms of a text, in order (duplicates kept: term frequency matters). */

@@ -66,7 +66,7 @@ t.test('round trip: save, then a new store instance answers from disk without th
   const loaded = await restarted.load('abc123', { embedderId: EMB, dimension: 16, contentSha256: content });
   t.ok(loaded, 'loaded from disk');
   t.same(loaded!.chunks, cs, 'chunks with pages, offsets and heading paths survive');
-  t.match(loaded!.meta, { format: 1, embedderId: EMB, dimension: 16, contentSha256: content, chunkCount: 30 });
+  t.match(loaded!.meta, { format: 2, embedderId: EMB, dimension: 16, contentSha256: content, chunkCount: 30 });
   t.ok(Date.parse(loaded!.meta.createdAt) > 0);
   t.same(loaded!.searchDense(vectors[7], 3), top, 'same answers after the restart (ef restored)');
   t.same(loaded!.searchDense(vectors[0], 100).length, 30, 'k above the count returns every chunk');

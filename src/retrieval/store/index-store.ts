@@ -1,22 +1,38 @@
 /**
  * Per-document search indexes persisted on disk, one folder per key:
  *
- *   <dir>/<key>/index.hnsw   hnswlib cosine index (absent for lexical-only indexes)
- *   <dir>/<key>/chunks.json  the chunks, so a restart skips extraction and chunking
- *   <dir>/<key>/meta.json    format, embedder id, dimension, HNSW params, content sha256,
- *                            chunk count, created time, size + sha256 of the other two files
+ *   <dir>/<key>/index.hnsw    hnswlib cosine index (absent for lexical-only indexes)
+ *   <dir>/<key>/chunks.json   the chunks, a JSON array with one chunk a line, so a restart skips
+ *                             extraction and chunking, and writing or reading them goes in slices
+ *   <dir>/<key>/meta.json     the manifest: format, embedder id, dimension, HNSW params, content
+ *                             sha256, chunk count, created time, size + sha256 of the other files,
+ *                             and a sha256 of itself
  *
- * Writes are atomic: everything goes into a temp folder, is fsynced, and the folder is renamed into
- * place, so a reader never sees half an index. Loads verify everything and turn a missing, corrupt
- * or stale folder into `null` (deleting it when it can never be used), never a crash.
+ * Writes are atomic at every step: everything goes into a temp folder, each file is fsynced, the
+ * manifest is written last, the folder is fsynced and renamed into place (a previous version is
+ * moved aside first and put back should the rename fail), then the parent is fsynced. A kill -9
+ * between any two steps leaves the old version, the new one, or an old version moved aside, which
+ * the start-up sweep (sweepLeftovers) puts back. Loads check every checksum and turn a missing,
+ * truncated, corrupt or stale folder into `null` (deleting it when it can never be used), never a
+ * crash and never a served index.
+ *
+ * Temp folders carry the writing process's pid (".tmp-p<pid>-<key>-<hex>"), so the sweep at
+ * start-up removes every leftover of a dead process at once while leaving alone the saves in
+ * progress of another live worker sharing DATA_DIR.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { diskCondition, storageError } from '../../util/fs-errors.ts';
+import { leftoverOwner } from '../../util/temp-sweep.ts';
+import { yieldToEventLoopEvery } from '../../util/yield.ts';
+import { throwIfAborted } from '../../util/abort.ts';
 import type { Chunk } from '../types.ts';
 import { DEFAULT_HNSW, buildHnsw, readHnsw, searchHnsw, type Hnsw, type HnswParams } from './hnsw.ts';
 
-export const INDEX_FORMAT_VERSION = 1;
+/** 2: a manifest checksum, chunks one per line, pid-tagged temp folders. */
+export const INDEX_FORMAT_VERSION = 2;
 const INDEX_FILE = 'index.hnsw';
 const CHUNKS_FILE = 'chunks.json';
 const META_FILE = 'meta.json';
@@ -37,6 +53,8 @@ export interface IndexMeta {
   hnsw: (HnswParams & { space: 'cosine' }) | null;
   createdAt: string;
   files: Record<string, FileDigest>;
+  /** sha256 of this manifest serialised without this field. */
+  checksum?: string;
 }
 
 export interface IndexExpectation {
@@ -60,6 +78,8 @@ export interface IndexStoreOptions {
   dir: string;
   /** Oldest indexes beyond this count are removed after a save. Default 1000. */
   maxEntries?: number;
+  /** Told why a stored index was not served (corrupt, truncated, stale...). */
+  onReject?: (key: string, why: string) => void;
 }
 
 export interface IndexStoreStats {
@@ -123,18 +143,33 @@ export class IndexStore {
   readonly maxEntries: number;
   /** Per-key serialisation of load/save/delete inside this process. */
   private readonly locks = new Map<string, Promise<unknown>>();
-  private swept = false;
+  private sweep: Promise<SweepReport> | null = null;
   /** Temp folders of saves in progress here, which clear() must not pull from under them. */
   private readonly inFlight = new Set<string>();
+  private readonly onReject?: (key: string, why: string) => void;
 
   constructor(opts: IndexStoreOptions) {
     this.dir = path.resolve(opts.dir);
     this.maxEntries = Math.max(1, Math.floor(opts.maxEntries ?? 1000));
+    this.onReject = opts.onReject;
+  }
+
+  /**
+   * Leftovers of interrupted writes, handled once per store before its first load or save (and
+   * called at start-up): a previous version moved aside whose replacement never arrived is put
+   * back; temp, trash and superseded folders of dead processes (or of this pid: a restart in a
+   * container) are removed whatever their age. Those of another live process are left to it,
+   * unless older than an hour (its pid was reused).
+   */
+  sweepLeftovers(): Promise<SweepReport> {
+    this.sweep ??= this.doSweep().catch(() => ({ removed: 0, restored: 0 }));
+    return this.sweep;
   }
 
   /** The meta of a stored index without loading it (null when absent or unreadable). */
   async peekMeta(key: string): Promise<IndexMeta | null> {
     checkKey(key);
+    await this.sweepLeftovers();
     return readMeta(path.join(this.dir, key));
   }
 
@@ -153,14 +188,17 @@ export class IndexStore {
    * The stored index for `key` if it matches `expect`; else null. Corrupt or unusable folders are
    * deleted; one built by another embedder is left for the caller's rebuild to replace.
    */
-  async load(key: string, expect: IndexExpectation): Promise<StoredIndex | null> {
+  async load(key: string, expect: IndexExpectation, signal?: AbortSignal): Promise<StoredIndex | null> {
     checkKey(key);
+    await this.sweepLeftovers();
     return this.withLock(key, async () => {
       const dir = path.join(this.dir, key);
       if (!(await isDir(dir))) return null;
-      const verdict = await verify(dir, key, expect);
+      const verdict = await verify(dir, key, expect, signal);
       if (verdict.ok) return verdict.index;
-      if (verdict.remove) await removeDir(dir, this.dir);
+      this.onReject?.(key, verdict.why);
+      // On a read-only disk the folder stays, but it is checked (and refused) again at every load.
+      if (verdict.remove) await removeDir(dir, this.dir).catch(() => undefined);
       return null;
     });
   }
@@ -169,11 +207,15 @@ export class IndexStore {
     checkKey(key);
     const params: HnswParams = { ...DEFAULT_HNSW, ...definedOnly(data.hnsw ?? {}) };
     validateSave(data, params);
+    await this.sweepLeftovers();
     return this.withLock(key, async () => {
-      await this.sweepOnce();
-      await fs.mkdir(this.dir, { recursive: true });
-      const tmp = path.join(this.dir, `.tmp-${key}-${randomBytes(6).toString('hex')}`);
-      await fs.mkdir(tmp);
+      const tmp = path.join(this.dir, `.tmp-p${process.pid}-${key}-${randomBytes(6).toString('hex')}`);
+      try {
+        await fs.mkdir(this.dir, { recursive: true });
+        await fs.mkdir(tmp);
+      } catch (err) {
+        throw diskCondition(err) ? storageError('Could not save the index', err) : err;
+      }
       this.inFlight.add(tmp);
       try {
         const files: Record<string, FileDigest> = {};
@@ -185,7 +227,7 @@ export class IndexStore {
           await hnsw.writeIndex(file);
           files[INDEX_FILE] = await digestAndSync(file);
         }
-        files[CHUNKS_FILE] = await writeSynced(path.join(tmp, CHUNKS_FILE), JSON.stringify(data.chunks));
+        files[CHUNKS_FILE] = await writeChunks(path.join(tmp, CHUNKS_FILE), data.chunks, signal);
         const meta: IndexMeta = {
           format: INDEX_FORMAT_VERSION,
           key,
@@ -197,14 +239,15 @@ export class IndexStore {
           createdAt: new Date().toISOString(),
           files,
         };
+        meta.checksum = manifestChecksum(meta);
         await writeSynced(path.join(tmp, META_FILE), JSON.stringify(meta, null, 1));
         await syncDir(tmp);
-        signal?.throwIfAborted();
+        throwIfAborted(signal, 'Saving the index');
         await swapInto(tmp, path.join(this.dir, key), this.dir);
         return new StoredIndex(key, data.chunks, meta, hnsw);
       } catch (err) {
-        await fs.rm(tmp, { recursive: true, force: true });
-        throw err;
+        await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+        throw diskCondition(err) ? storageError('Could not save the index', err) : err;
       } finally {
         this.inFlight.delete(tmp);
       }
@@ -219,13 +262,23 @@ export class IndexStore {
     return this.withLock(key, async () => {
       const dir = path.join(this.dir, key);
       if (!(await isDir(dir))) return false;
-      await removeDir(dir, this.dir);
+      await removeDir(dir, this.dir).catch((err) => {
+        throw diskCondition(err) ? storageError('Could not delete the index', err) : err;
+      });
       return true;
     });
   }
 
   /** Removes every stored index (and leftovers of interrupted writes); returns how many indexes. */
   async clear(): Promise<number> {
+    try {
+      return await this.clearAll();
+    } catch (err) {
+      throw diskCondition(err) ? storageError('Could not clear the stored indexes', err) : err;
+    }
+  }
+
+  private async clearAll(): Promise<number> {
     let removed = 0;
     for (const name of await listDir(this.dir)) {
       const full = path.join(this.dir, name);
@@ -233,8 +286,11 @@ export class IndexStore {
       if (KEY_RE.test(name)) {
         await this.withLock(name, () => removeDir(full, this.dir));
         removed++;
-      } else if (/^\.(tmp|old|trash)-/.test(name) && !this.inFlight.has(full)) {
-        await fs.rm(full, { recursive: true, force: true });
+      } else if (!this.inFlight.has(full)) {
+        const m = LEFTOVER_RE.exec(name);
+        const st = m ? await fs.stat(full).catch(() => null) : null;
+        // Another live worker's save in progress is its own business.
+        if (m && st && leftoverOwner(m[2] ? Number(m[2]) : null, st.mtimeMs) === 'dead') await fs.rm(full, { recursive: true, force: true });
       }
     }
     return removed;
@@ -264,17 +320,25 @@ export class IndexStore {
     return run;
   }
 
-  /** Leftovers of writes interrupted by a crash, removed once per store. */
-  private async sweepOnce(): Promise<void> {
-    if (this.swept) return;
-    this.swept = true;
-    const cutoff = Date.now() - 10 * 60_000;
+  private async doSweep(): Promise<SweepReport> {
+    const report: SweepReport = { removed: 0, restored: 0 };
     for (const name of await listDir(this.dir)) {
-      if (!/^\.(tmp|old|trash)-/.test(name)) continue;
+      const m = LEFTOVER_RE.exec(name);
+      if (!m) continue;
       const full = path.join(this.dir, name);
       const st = await fs.stat(full).catch(() => null);
-      if (st && st.mtimeMs < cutoff) await fs.rm(full, { recursive: true, force: true });
+      if (!st || leftoverOwner(m[2] ? Number(m[2]) : null, st.mtimeMs) === 'live') continue;
+      // A version moved aside whose replacement never arrived is the only copy: put it back.
+      if (m[1] === 'old' && KEY_RE.test(m[3]) && !(await isDir(path.join(this.dir, m[3])))) {
+        if (await fs.rename(full, path.join(this.dir, m[3])).then(() => true, () => false)) {
+          report.restored++;
+          continue;
+        }
+      }
+      await fs.rm(full, { recursive: true, force: true }).catch(() => undefined);
+      report.removed++;
     }
+    return report;
   }
 
   private async evictOverflow(): Promise<void> {
@@ -292,12 +356,20 @@ export class IndexStore {
   }
 }
 
+export interface SweepReport {
+  removed: number;
+  restored: number;
+}
+
+// ".tmp-p123-<key>-<hex>"; names without "p<pid>-" are from format 1 and count as dead.
+const LEFTOVER_RE = /^\.(tmp|old|trash)-(?:p(\d+)-)?(.+?)(?:-[0-9a-f]{12})?$/;
+
 type Verdict = { ok: true; index: StoredIndex } | { ok: false; remove: boolean; why: string };
 
-async function verify(dir: string, key: string, expect: IndexExpectation): Promise<Verdict> {
+async function verify(dir: string, key: string, expect: IndexExpectation, signal?: AbortSignal): Promise<Verdict> {
   const bad = (why: string): Verdict => ({ ok: false, remove: true, why });
   const meta = await readMeta(dir);
-  if (!meta) return bad('meta.json missing or invalid');
+  if (!meta) return bad('meta.json missing, invalid or failing its checksum');
   if (meta.key !== key) return bad('meta.json names another key');
   if (meta.contentSha256 !== expect.contentSha256) return bad('content hash differs');
   if (meta.embedderId !== expect.embedderId) return { ok: false, remove: false, why: 'built by another embedder' };
@@ -305,17 +377,22 @@ async function verify(dir: string, key: string, expect: IndexExpectation): Promi
     return bad('same embedder id, different dimension (the model files changed)');
   }
   for (const [name, digest] of Object.entries(meta.files)) {
+    if (name === CHUNKS_FILE) continue; // checked while it is parsed, below
     const actual = await digestFile(path.join(dir, name)).catch(() => null);
     if (!actual || actual.bytes !== digest.bytes || actual.sha256 !== digest.sha256) return bad(`${name} missing or corrupt`);
   }
   let chunks: Chunk[];
   try {
-    chunks = JSON.parse(await fs.readFile(path.join(dir, CHUNKS_FILE), 'utf8')) as Chunk[];
-  } catch {
-    return bad('chunks.json unreadable');
+    const read = await readChunks(path.join(dir, CHUNKS_FILE), signal);
+    const want = meta.files[CHUNKS_FILE];
+    if (read.digest.bytes !== want.bytes || read.digest.sha256 !== want.sha256) return bad(`${CHUNKS_FILE} truncated or corrupt`);
+    chunks = read.chunks;
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    return bad(`${CHUNKS_FILE} unreadable`);
   }
-  if (!Array.isArray(chunks) || chunks.length !== meta.chunkCount || !chunks.every((c) => c && typeof c.text === 'string')) {
-    return bad('chunks.json does not match meta');
+  if (chunks.length !== meta.chunkCount || !chunks.every((c) => c && typeof c.text === 'string')) {
+    return bad(`${CHUNKS_FILE} does not match meta`);
   }
   let hnsw: Hnsw | null = null;
   if (meta.embedderId !== null && meta.chunkCount > 0) {
@@ -330,6 +407,11 @@ async function verify(dir: string, key: string, expect: IndexExpectation): Promi
   return { ok: true, index: new StoredIndex(key, chunks, meta, hnsw) };
 }
 
+function manifestChecksum(meta: IndexMeta): string {
+  const { checksum: _, ...rest } = meta;
+  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
+}
+
 async function readMeta(dir: string): Promise<IndexMeta | null> {
   try {
     const m = JSON.parse(await fs.readFile(path.join(dir, META_FILE), 'utf8')) as IndexMeta;
@@ -337,6 +419,8 @@ async function readMeta(dir: string): Promise<IndexMeta | null> {
     if (
       !m ||
       m.format !== INDEX_FORMAT_VERSION ||
+      typeof m.checksum !== 'string' ||
+      m.checksum !== manifestChecksum(m) ||
       typeof m.key !== 'string' ||
       typeof m.contentSha256 !== 'string' ||
       !okNum(m.chunkCount) ||
@@ -404,9 +488,86 @@ async function digestAndSync(file: string): Promise<FileDigest> {
   return digestFile(file);
 }
 
+/** Size and sha256 of a file, read as a stream so a large file never blocks the event loop. */
 async function digestFile(file: string): Promise<FileDigest> {
-  const buf = await fs.readFile(file);
-  return { bytes: buf.byteLength, sha256: createHash('sha256').update(buf).digest('hex') };
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const buf of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    hash.update(buf);
+    bytes += buf.byteLength;
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+const WRITE_BATCH_BYTES = 1 << 20;
+
+/**
+ * Chunks as a JSON array with one chunk a line ("[", chunks joined by ",\n", "]"), written and
+ * hashed in batches with a yield between: a big document has 100k chunks, and one stringify of
+ * them all would stall the event loop for a second.
+ */
+async function writeChunks(file: string, chunks: readonly Chunk[], signal?: AbortSignal): Promise<FileDigest> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const fh = await fs.open(file, 'wx');
+  try {
+    let batch: string[] = ['[\n'];
+    let batchChars = 2;
+    const flush = async () => {
+      const buf = Buffer.from(batch.join(''), 'utf8');
+      batch = [];
+      batchChars = 0;
+      hash.update(buf);
+      bytes += buf.byteLength;
+      await fh.write(buf);
+      throwIfAborted(signal, 'Saving the index');
+    };
+    for (let i = 0; i < chunks.length; i++) {
+      const line = `${JSON.stringify(chunks[i])}${i + 1 < chunks.length ? ',' : ''}\n`;
+      batch.push(line);
+      batchChars += line.length;
+      if (batchChars >= WRITE_BATCH_BYTES) await flush();
+    }
+    batch.push(']\n');
+    await flush();
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return { bytes, sha256: hash.digest('hex') };
+}
+
+/** Parses chunks.json (the layout writeChunks makes) while hashing it, in slices: one pass, bounded pauses. */
+async function readChunks(file: string, signal?: AbortSignal): Promise<{ chunks: Chunk[]; digest: FileDigest }> {
+  const hash = createHash('sha256');
+  const chunks: Chunk[] = [];
+  let bytes = 0;
+  let carry: Buffer | null = null;
+  let lines = 0;
+  let closed = false;
+  const tick = yieldToEventLoopEvery(10);
+  for await (const piece of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    hash.update(piece);
+    bytes += piece.byteLength;
+    const buf: Buffer = carry ? Buffer.concat([carry, piece]) : piece;
+    let start = 0;
+    for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
+      const line = buf.toString('utf8', start, nl);
+      start = nl + 1;
+      if (closed) throw new Error('chunks file continues after its end');
+      if (lines++ === 0) {
+        if (line !== '[') throw new Error('chunks file does not start an array');
+      } else if (line === ']') {
+        closed = true;
+      } else {
+        chunks.push(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as Chunk);
+      }
+      if (await tick()) throwIfAborted(signal, 'Loading the index');
+    }
+    carry = start < buf.byteLength ? buf.subarray(start) : null;
+  }
+  if (carry || !closed) throw new Error('chunks file is truncated');
+  return { chunks, digest: { bytes, sha256: hash.digest('hex') } };
 }
 
 async function syncDir(dir: string): Promise<void> {
@@ -423,7 +584,7 @@ async function syncDir(dir: string): Promise<void> {
 /** Renames `tmp` to `dest`, moving an existing `dest` aside first (a folder cannot be renamed over a non-empty one). */
 async function swapInto(tmp: string, dest: string, parent: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const old = path.join(parent, `.old-${path.basename(dest)}-${randomBytes(6).toString('hex')}`);
+    const old = path.join(parent, `.old-p${process.pid}-${path.basename(dest)}-${randomBytes(6).toString('hex')}`);
     const moved = await fs.rename(dest, old).then(
       () => true,
       (err: NodeJS.ErrnoException) => {
@@ -448,7 +609,7 @@ async function swapInto(tmp: string, dest: string, parent: string): Promise<void
 
 async function removeDir(dir: string, parent: string): Promise<void> {
   // Rename first so a half-deleted folder is never mistaken for an index.
-  const trash = path.join(parent, `.trash-${path.basename(dir)}-${randomBytes(6).toString('hex')}`);
+  const trash = path.join(parent, `.trash-p${process.pid}-${path.basename(dir)}-${randomBytes(6).toString('hex')}`);
   const target = await fs.rename(dir, trash).then(
     () => trash,
     () => dir,

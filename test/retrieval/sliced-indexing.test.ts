@@ -1,0 +1,85 @@
+/**
+ * Chunking and the BM25 build run in time slices for big documents: the sliced forms give exactly
+ * the results of the one-go forms, and an aborted call stops within a slice with the coded error.
+ */
+import t from 'tap';
+import { chunkDocument, chunkDocumentSliced, chunkText } from '../../src/retrieval/chunking.ts';
+import { buildLexicalIndex, buildLexicalIndexSliced } from '../../src/retrieval/search.ts';
+import { Analyzer } from '../../src/retrieval/tokenizer.ts';
+import type { ProcessedDocument } from '../../src/extractors/types.ts';
+import { isToolError } from '../../src/errors.ts';
+
+const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega photon neutron quark lepton boson'.split(' ');
+
+/** Markdown-ish text of about `chars` characters: headings, paragraphs, lists, numbers. */
+function bigText(chars: number, seed = 1): string {
+  let s = seed;
+  const r = (n: number) => (s = (s * 1103515245 + 12345) >>> 0) % n;
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < chars; i++) {
+    let p: string;
+    if (i % 40 === 0) p = `${'#'.repeat(1 + r(3))} Section ${i} ${WORDS[r(WORDS.length)]}`;
+    else if (i % 17 === 0) p = Array.from({ length: 4 }, (_, k) => `- item ${k} ${WORDS[r(WORDS.length)]} ${r(1000)}%`).join('\n');
+    else p = Array.from({ length: 20 + r(80) }, () => WORDS[r(WORDS.length)]).join(' ') + '.';
+    parts.push(p);
+    size += p.length + 2;
+  }
+  return parts.join('\n\n');
+}
+
+const doc = (content: string, kind = 'text'): ProcessedDocument => ({ kind, content, pages: [] }) as unknown as ProcessedDocument;
+
+t.test('sliced chunking and indexing equal the one-go forms', async (t) => {
+  for (const [kind, chars] of [['text', 3_000_000], ['docx', 400_000], ['pdf', 2_000]] as const) {
+    const d = doc(bigText(chars, chars), kind);
+    const once = chunkDocument(d);
+    const sliced = await chunkDocumentSliced(d);
+    t.ok(once.length > 0);
+    t.same(sliced, once, `${kind} ${chars} chars: ${once.length} identical chunks`);
+    t.same(chunkText(d.content!, kind), once, 'chunkText agrees');
+    const analyzer = new Analyzer();
+    const a = buildLexicalIndex(once, analyzer);
+    const b = await buildLexicalIndexSliced(once, analyzer);
+    t.equal(b.vocabularySize, a.vocabularySize);
+    t.equal(b.approxBytes, a.approxBytes);
+    for (const q of ['photon quark', 'section 40', 'item 3 omega', 'nothing-matches-this']) t.same(b.search(q, 10), a.search(q, 10), `"${q}" ranks the same`);
+    for (let i = 0; i < once.length; i += Math.max(1, Math.floor(once.length / 7))) t.same(b.termIds(i), a.termIds(i));
+  }
+});
+
+t.test('heading paths of a document with thousands of headings', async (t) => {
+  const md = Array.from({ length: 3000 }, (_, i) => `${i % 5 === 0 ? '#' : '##'} H${i}\n\n${'word '.repeat(60)}`).join('\n\n');
+  const chunks = chunkText(md, 'docx');
+  const h1s = [...md.matchAll(/^# (H\d+)$/gm)];
+  const h2s = [...md.matchAll(/^## (H\d+)$/gm)];
+  t.ok(chunks.length > 500);
+  for (const c of chunks) {
+    // The path is the last level-1 heading at or before the chunk's start and, after it, the last level-2 one.
+    const h1 = h1s.filter((m) => m.index! <= c.char_start).at(-1);
+    const h2 = h2s.filter((m) => m.index! <= c.char_start && (!h1 || m.index! > h1.index!)).at(-1);
+    t.same(c.heading_path, [h1?.[1], h2?.[1]].filter(Boolean), `chunk ${c.chunk_index}`);
+  }
+});
+
+t.test('an aborted call stops within a slice with the coded error', async (t) => {
+  const d = doc(bigText(20_000_000, 7));
+  for (const [what, run] of [
+    ['chunking', (s: AbortSignal) => chunkDocumentSliced(d, {}, s)],
+    ['indexing', (s: AbortSignal) => buildLexicalIndexSliced(chunkDocument(doc(bigText(4_000_000, 3))), new Analyzer(), undefined, s)],
+  ] as const) {
+    const ac = new AbortController();
+    let abortedAt = 0;
+    setTimeout(() => {
+      abortedAt = performance.now();
+      ac.abort();
+    }, 150);
+    const err = await run(ac.signal).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    const lag = performance.now() - abortedAt;
+    t.ok(isToolError(err) && err.code === 'TIMEOUT', `${what}: TIMEOUT (${(err as Error)?.message})`);
+    t.ok(abortedAt > 0 && lag < 1000, `${what}: stopped ${Math.round(lag)} ms after the abort`);
+  }
+});
