@@ -7,9 +7,11 @@
  */
 import { loadImage } from '@napi-rs/canvas';
 import { isToolError, toolError } from '../errors.ts';
+import { uncoveredScriptAdvice } from './ocr-languages.ts';
 import { readImageInfo, type ImageInfo } from './image-info.ts';
 import type { OcrPool, OcrResult } from './ocr-pool.ts';
-import { isWeakReading, recognizeUpright, withoutNoise, type UprightOcrResult } from './ocr-upright.ts';
+import { looksBlank } from './ocr-blank.ts';
+import { drawablePng, isNoiseReading, isWeakReading, recognizeUpright, withoutNoise, type UprightOcrResult } from './ocr-upright.ts';
 import type { ExtractInput, ProcessedDocument } from './types.ts';
 import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
 
@@ -19,6 +21,8 @@ export const MAX_IMAGE_PIXELS = 60_000_000;
 export const OCR_MAX_SIDE = 4200;
 /** Images whose longest side is below this are scaled up (at most 3x) to reach it: small text reads much better. */
 export const OCR_UPSCALE_BELOW = 2000;
+/** Median word height (px) from which a native-size reading is kept without trying an enlarged copy. */
+export const MIN_NATIVE_TEXT_HEIGHT = 20;
 
 export async function extractImage(input: ExtractInput, deps: { ocr: OcrPool }): Promise<ProcessedDocument> {
   throwIfAborted(input.signal);
@@ -27,8 +31,14 @@ export async function extractImage(input: ExtractInput, deps: { ocr: OcrPool }):
   if (info.width !== null && info.height !== null && info.width * info.height > MAX_IMAGE_PIXELS) {
     throw toolError('PAYLOAD_TOO_LARGE', `Image is ${info.width}x${info.height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels`);
   }
-  const raw = info.format === 'tiff' ? await ocrTiff(input, deps.ocr) : await ocrDecoded(input, info, deps.ocr);
+  if (input.ocr?.mode === 'never') return notRead(info);
+  const languages = deps.ocr.resolveJobLanguages(input.ocr?.languages);
+  const started = Date.now();
+  const raw = info.format === 'tiff' ? await ocrTiff(input, deps.ocr, languages) : await ocrDecoded(input, info, deps.ocr, languages);
   const r = withoutNoise(raw);
+  if (raw.uncoveredScript && !r.words.length) {
+    throw toolError('PROCESSING_ERROR', `No text could be read from the image. ${uncoveredScriptAdvice(raw.uncoveredScript, languages, deps.ocr.languageInfo().installed_languages)}`);
+  }
   const { width, height } = r;
   return {
     kind: 'image',
@@ -41,6 +51,9 @@ export async function extractImage(input: ExtractInput, deps: { ocr: OcrPool }):
       word_count: r.words.length,
       ...(raw.words.length && !r.words.length ? { ocr_note: 'no readable text: the recognizer only found noise' } : {}),
       ...(r.rotation ? { ocr_rotation: r.rotation } : {}),
+      ...(raw.blank ? { ocr_note: 'blank image: nothing to read' } : {}),
+      ocr_languages: languages,
+      ocr_ms: Date.now() - started,
     },
     tables: [],
     images: [],
@@ -52,16 +65,61 @@ export async function extractImage(input: ExtractInput, deps: { ocr: OcrPool }):
 
 type Sized = UprightOcrResult & { width: number | null; height: number | null };
 
-async function ocrDecoded(input: ExtractInput, info: ImageInfo, pool: OcrPool): Promise<Sized> {
+function notRead(info: ImageInfo): ProcessedDocument {
+  return {
+    kind: 'image',
+    content: '',
+    metadata: {
+      format: info.format,
+      ...(info.width !== null ? { width: info.width } : {}),
+      ...(info.height !== null ? { height: info.height } : {}),
+      ocr_mode: 'never',
+      ocr_note: 'OCR was turned off for this call (ocr: never); images have no other text',
+      word_count: 0,
+    },
+    tables: [],
+    images: [],
+    urls: [],
+    pages: [],
+  };
+}
+
+async function ocrDecoded(input: ExtractInput, info: ImageInfo, pool: OcrPool, languages: string[]): Promise<Sized> {
   const { signal } = input;
   const longestDeclared = Math.max(info.width ?? 0, info.height ?? 0);
-  const scaleFor = (longest: number) => (longest > OCR_MAX_SIDE ? OCR_MAX_SIDE / longest : longest < OCR_UPSCALE_BELOW ? Math.min(3, OCR_UPSCALE_BELOW / longest) : 1);
-  // Opaque PNG/JPEG at their own size go to tesseract untouched: no decode, no re-encode.
-  let upright: OcrResult | undefined;
-  if (longestDeclared && scaleFor(longestDeclared) === 1 && !info.alpha && (info.format === 'png' || info.format === 'jpeg')) {
-    upright = await pool.recognize(input.bytes, signal).catch((err) => rethrowDecode(err, info, signal));
-    if (!isWeakReading(upright)) return { ...upright, rotation: 0, width: info.width, height: info.height };
+  // Opaque PNG/JPEG that need no shrinking go to tesseract untouched first: no decode, no re-encode.
+  if (longestDeclared && scaleFor(longestDeclared) >= 1 && !info.alpha && (info.format === 'png' || info.format === 'jpeg')) {
+    const native = await pool.recognize(input.bytes, signal, { languages }).catch((err) => rethrowDecode(err, info, signal));
+    const done = await settledAtNativeSize(pool, native, input.bytes, signal, scaleFor(longestDeclared) > 1);
+    if (done) return { ...done, width: info.width, height: info.height };
+    if (scaleFor(longestDeclared) === 1) return decodeAndRead(input, info, pool, languages, native);
+    return decodeAndRead(input, info, pool, languages, undefined, true);
   }
+  return decodeAndRead(input, info, pool, languages);
+}
+
+/** Enlargements below this gain nothing worth a second recognition. */
+const MIN_UPSCALE = 1.25;
+const scaleFor = (longest: number) => {
+  if (longest > OCR_MAX_SIDE) return OCR_MAX_SIDE / longest;
+  const up = Math.min(3, OCR_UPSCALE_BELOW / longest);
+  return up >= MIN_UPSCALE ? up : 1;
+};
+
+/**
+ * A native-size reading that settles the image: strong with text large enough for tesseract (a
+ * small image is enlarged only when its text is small or its reading weak — enlarging costs time
+ * and splits ruled tables into column blocks), or noise where osd sees no text either (a photo or
+ * art, not worth more passes).
+ */
+async function settledAtNativeSize(pool: OcrPool, native: OcrResult, png: Buffer, signal: AbortSignal, canEnlarge: boolean): Promise<UprightOcrResult | null> {
+  if (!isWeakReading(native) && (!canEnlarge || (native.textHeight ?? 0) >= MIN_NATIVE_TEXT_HEIGHT)) return { ...native, rotation: 0 };
+  if (isNoiseReading(native) && pool.languageInfo().orientation_detection && !(await pool.detectOrientation(png, signal))) return { ...native, rotation: 0 };
+  return null;
+}
+
+async function decodeAndRead(input: ExtractInput, info: ImageInfo, pool: OcrPool, languages: string[], upright?: OcrResult, nativeTried = false): Promise<Sized> {
+  const { signal } = input;
   // The native canvas decoder crashes on some damaged files, so it only ever sees a PNG that the
   // OCR engine's own decoder has re-encoded.
   const clean = await pool.normalizeImage(input.bytes, signal).catch((err) => rethrowDecode(err, info, signal));
@@ -76,7 +134,14 @@ async function ocrDecoded(input: ExtractInput, info: ImageInfo, pool: OcrPool): 
   if (width * height > MAX_IMAGE_PIXELS) {
     throw toolError('PAYLOAD_TOO_LARGE', `Image is ${width}x${height} pixels; the limit is ${MAX_IMAGE_PIXELS / 1e6} megapixels`);
   }
-  const r = await recognizeUpright(pool, img, width, height, signal, { scale: scaleFor(Math.max(width, height)), upright });
+  const scale = scaleFor(Math.max(width, height));
+  if (scale > 1 && !nativeTried && !upright) {
+    if (looksBlank(img, width, height)) return { text: '', confidence: 0, words: [], rotation: 0, blank: true, width, height };
+    const png = await drawablePng(img, width, height);
+    const done = await settledAtNativeSize(pool, await pool.recognize(png, signal, { languages }), png, signal, true);
+    if (done) return { ...done, width, height };
+  }
+  const r = await recognizeUpright(pool, img, width, height, signal, { scale, ...(upright ? { upright } : {}), languages });
   return { ...r, width, height };
 }
 
@@ -86,10 +151,10 @@ function rethrowDecode(err: unknown, info: ImageInfo, signal: AbortSignal): neve
   throw toolError('PROCESSING_ERROR', `The ${info.format.toUpperCase()} image could not be decoded (damaged, truncated or an unsupported variant)`, err);
 }
 
-async function ocrTiff(input: ExtractInput, pool: OcrPool): Promise<Sized> {
+async function ocrTiff(input: ExtractInput, pool: OcrPool, languages: string[]): Promise<Sized> {
   const info = readImageInfo(input.bytes);
   try {
-    const r = await pool.recognize(input.bytes, input.signal);
+    const r = await pool.recognize(input.bytes, input.signal, { languages });
     return { ...r, rotation: 0, width: info?.width ?? null, height: info?.height ?? null };
   } catch (err) {
     throwIfAborted(input.signal);

@@ -4,8 +4,12 @@
  * times out or its thread dies — then it is terminated and replaced on demand, so one stuck
  * recognition can never block the pool.
  *
- * Fully offline: the English LSTM model comes from @tesseract.js-data/eng (4.0.0_best_int, gzip);
- * without an explicit langPath tesseract.js would fetch from a CDN.
+ * Fully offline: languages come from the npm data packages or TESSDATA_DIR (ocr-languages.ts) and
+ * are copied into cacheDir, the one folder workers load from; without an explicit langPath
+ * tesseract.js would fetch from a CDN. Workers start in the default languages and are switched
+ * (reinitialised) when a job asks for others. Page segmentation is always set explicitly: tesseract.js
+ * starts in mode 6 (one uniform block), which interleaves columns and drops table rows.
+ * Orientation and script detection (osd) runs on a separate legacy-engine worker, when installed.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +17,9 @@ import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import type { Worker } from 'tesseract.js';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
+import { checkTessdataDir, installedLanguages, OSD, parseLanguages, resolveLanguages, findLanguage, type LanguageSource } from './ocr-languages.ts';
 import type { OcrWord } from './types.ts';
+import { readImageInfo } from './image-info.ts';
 import { abortError as cancelled } from '../util/abort.ts';
 import { errorText as errorMessage } from '../util/error-text.ts';
 
@@ -22,13 +28,19 @@ export interface OcrResult {
   /** Mean confidence (0-100) of the words kept. */
   confidence: number;
   words: OcrWord[];
+  /** Median pixel height of the confident words (0 when none): how large the text is in this image. */
+  textHeight?: number;
 }
 
 export interface OcrPoolOptions {
   size: number;
   cacheDir: string;
-  /** Folder holding eng.traineddata.gz; defaults to @tesseract.js-data/eng/4.0.0_best_int. */
+  /** Folder holding <lang>.traineddata.gz for every language (tests); default: ocr-languages.ts lookup. */
   langPath?: string;
+  /** Languages used when a job names none (OCR_LANGUAGES); default ['eng']. Checked in the constructor. */
+  languages?: readonly string[];
+  /** Folder of extra .traineddata files (TESSDATA_DIR). */
+  tessdataDir?: string;
   /** Jobs allowed to wait for a worker; beyond this recognize() fails fast with RATE_LIMITED. */
   maxQueue?: number;
   /** Hard cap on one recognition, independent of the caller's signal. */
@@ -36,8 +48,27 @@ export interface OcrPoolOptions {
 }
 
 export interface OcrRecognizeOptions {
-  /** Tesseract page segmentation mode; default '3' (fully automatic). */
+  /** Tesseract page segmentation mode; default '3' (fully automatic layout, reading order by blocks). */
   psm?: string;
+  /** Tesseract language codes for this job (e.g. ['jpn', 'jpn_vert']); default: the pool's languages. */
+  languages?: readonly string[];
+}
+
+/** Orientation and script of an image (tesseract OSD). */
+export interface OcrOrientation {
+  /** Clockwise degrees that turn the image upright. */
+  rotate: 0 | 90 | 180 | 270;
+  orientationConfidence: number;
+  script: string | null;
+  scriptConfidence: number;
+}
+
+/** What the pool can read, for get_system_health and messages. */
+export interface OcrLanguageInfo {
+  default_languages: string[];
+  installed_languages: string[];
+  orientation_detection: boolean;
+  tessdata_dir: boolean;
 }
 
 interface Job {
@@ -57,8 +88,12 @@ interface Slot {
   job: Job | null;
   /** Set when the slot is discarded (abort, timeout, thread exit); its late result is ignored. */
   dead: boolean;
-  /** Page segmentation mode currently set on the worker. */
-  psm: string;
+  /** Page segmentation mode currently set on the worker (null: not set yet, tesseract.js's 6 applies). */
+  psm: string | null;
+  /** Languages the worker is initialised with, '+' joined. */
+  langs: string;
+  /** Pixels of the images it has read (the engine's memory grows with them). */
+  pixels: number;
 }
 
 const requireHere = createRequire(import.meta.url);
@@ -67,13 +102,30 @@ export function defaultLangPath(): string {
   return path.join(path.dirname(requireHere.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }
 
+export const DEFAULT_PSM = '3';
+/** Image pixels a worker reads before it is replaced (about six 300-dpi Letter pages). */
+export const RECYCLE_AFTER_PIXELS = 50_000_000;
+
+/** Pixels of an encoded image from its header; 0 when unknown. */
+function imagePixels(image: Buffer): number {
+  const info = readImageInfo(image);
+  return info?.width && info.height ? info.width * info.height : 0;
+}
+
 export const DEFAULT_OCR_JOB_TIMEOUT_MS = 120_000;
 const WORKER_START_TIMEOUT_MS = 60_000;
 
 export class OcrPool {
   readonly #size: number;
   readonly #cacheDir: string;
-  readonly #langPath: string;
+  readonly #langPath: string | undefined;
+  readonly #languages: string[];
+  readonly #tessdataDir: string | undefined;
+  readonly #osdSource: LanguageSource | null;
+  #osdWorker: Promise<Worker> | null = null;
+  #osdChain: Promise<unknown> = Promise.resolve();
+  /** Languages already copied into cacheDir (once per pool). */
+  readonly #prepared = new Map<string, Promise<void>>();
   readonly #maxQueue: number;
   readonly #jobTimeoutMs: number;
   readonly #slots = new Set<Slot>();
@@ -88,7 +140,15 @@ export class OcrPool {
   constructor(opts: OcrPoolOptions) {
     this.#size = Math.max(1, Math.floor(opts.size));
     this.#cacheDir = opts.cacheDir;
-    this.#langPath = opts.langPath ?? defaultLangPath();
+    this.#langPath = opts.langPath;
+    this.#tessdataDir = opts.tessdataDir || undefined;
+    this.#languages = parseLanguages(opts.languages ?? ['eng']);
+    // Start-up check: a wrong OCR_LANGUAGES or TESSDATA_DIR stops the server with a clear message.
+    if (!this.#langPath) {
+      checkTessdataDir(this.#tessdataDir);
+      resolveLanguages(this.#languages, this.#tessdataDir, 'OCR_LANGUAGES');
+    }
+    this.#osdSource = this.#langPath ? null : findLanguage(OSD, this.#tessdataDir);
     this.#maxQueue = opts.maxQueue ?? Math.max(32, this.#size * 16);
     this.#jobTimeoutMs = opts.jobTimeoutMs ?? DEFAULT_OCR_JOB_TIMEOUT_MS;
   }
@@ -100,7 +160,75 @@ export class OcrPool {
   }
 
   recognize(image: Buffer, signal?: AbortSignal, options: OcrRecognizeOptions = {}): Promise<OcrResult> {
-    return this.#submit<OcrResult>(image, 'recognize', signal, options);
+    try {
+      const languages = this.resolveJobLanguages(options.languages);
+      return this.#submit<OcrResult>(image, 'recognize', signal, { ...options, languages });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The languages a job will use; throws VALIDATION_ERROR naming any that is not installed. */
+  resolveJobLanguages(requested?: readonly string[]): string[] {
+    if (!requested?.length) return this.#languages;
+    const langs = parseLanguages(requested);
+    if (!this.#langPath) resolveLanguages(langs, this.#tessdataDir, 'ocr_languages');
+    return langs;
+  }
+
+  languageInfo(): OcrLanguageInfo {
+    return {
+      default_languages: [...this.#languages],
+      installed_languages: this.#langPath ? [...this.#languages] : installedLanguages(this.#tessdataDir),
+      orientation_detection: this.#osdSource !== null,
+      tessdata_dir: this.#tessdataDir !== undefined,
+    };
+  }
+
+  /**
+   * Orientation and script by tesseract OSD on a separate legacy-engine worker; null when osd data
+   * is not installed or the image shows too little text to tell. Jobs run one at a time.
+   */
+  detectOrientation(image: Buffer, signal?: AbortSignal): Promise<OcrOrientation | null> {
+    if (!this.#osdSource || this.#closed) return Promise.resolve(null);
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    const run = this.#osdChain.then(async () => {
+      if (signal?.aborted) throw abortError(signal);
+      const worker = await this.#osd();
+      const res = await withTimeout(worker.detect(image), this.#jobTimeoutMs, 'Orientation detection');
+      const d = res.data as { orientation_degrees: number | null; orientation_confidence: number | null; script: string | null; script_confidence: number | null };
+      if (d.orientation_degrees === null) return null;
+      const rotate = ([0, 90, 180, 270] as const).find((r) => r === d.orientation_degrees) ?? 0;
+      return { rotate, orientationConfidence: d.orientation_confidence ?? 0, script: d.script, scriptConfidence: d.script_confidence ?? 0 };
+    });
+    this.#osdChain = run.catch(() => undefined);
+    return run.catch((err) => {
+      if (signal?.aborted) throw abortError(signal);
+      if (isToolError(err)) throw err;
+      // A page OSD cannot analyse is not an error: the caller falls back to reading it as is.
+      return null;
+    });
+  }
+
+  #osd(): Promise<Worker> {
+    if (!this.#osdWorker) {
+      const src = this.#osdSource!;
+      this.#osdWorker = import('tesseract.js').then(({ createWorker }) =>
+        withTimeout(createWorker(OSD, 0, {
+          langPath: path.dirname(src.file),
+          gzip: src.gzip,
+          cacheMethod: 'none',
+          legacyCore: true,
+          legacyLang: true,
+          errorHandler: () => undefined,
+          logger: () => undefined,
+        }), WORKER_START_TIMEOUT_MS, 'Starting orientation detection'),
+      );
+      this.#osdWorker.catch(() => {
+        this.#osdWorker = null;
+      });
+    }
+    return this.#osdWorker;
   }
 
   /**
@@ -143,11 +271,18 @@ export class OcrPool {
     }
     await Promise.allSettled(slots.map((s) => s.worker.terminate()));
     await this.#startChain.catch(() => undefined);
+    const osd = this.#osdWorker;
+    this.#osdWorker = null;
+    if (osd) await osd.then((w) => w.terminate()).catch(() => undefined);
   }
 
   #pump(): void {
     while (this.#queue.length > 0 && !this.#closed) {
-      const slot = this.#idle.pop();
+      const next = this.#queue[0];
+      const wanted = (next.options.languages ?? this.#languages).join('+');
+      // Prefer a worker already set up for the job's languages: switching costs a model load.
+      const match = this.#idle.findIndex((s) => s.langs === wanted);
+      const slot = match >= 0 ? this.#idle.splice(match, 1)[0] : this.#idle.pop();
       if (slot) {
         this.#run(slot, this.#queue.shift()!);
         continue;
@@ -172,7 +307,7 @@ export class OcrPool {
           return;
         }
         this.#started++;
-        const slot: Slot = { worker, job: null, dead: false, psm: '3' };
+        const slot: Slot = { worker, job: null, dead: false, psm: null, langs: this.#languages.join('+'), pixels: 0 };
         this.#slots.add(slot);
         // A crashed worker thread would leave its job pending forever; fail it and drop the slot.
         const thread = (worker as unknown as { worker?: { on?: (ev: string, fn: () => void) => void } }).worker;
@@ -194,29 +329,48 @@ export class OcrPool {
   }
 
   /**
-   * The model is gunzipped once into cacheDir through a temp file and a rename, so a crash or a
-   * second process can never leave a half-written model that a worker would then fail to load.
+   * Each language is copied (gunzipped) once into cacheDir through a temp file and a rename, so a
+   * crash or a second process can never leave a half-written model that a worker would then fail
+   * to load.
    */
-  async #modelDir(): Promise<string> {
-    const target = path.join(this.#cacheDir, 'eng.traineddata');
-    try {
-      if ((await fs.stat(target)).size > 0) return this.#cacheDir;
-    } catch {
-      // not cached yet
-    }
-    const source = path.join(this.#langPath, 'eng.traineddata.gz');
-    const gz = await fs.readFile(source).catch((err) => {
-      throw new Error(`OCR model not found at ${source}`, { cause: err });
-    });
-    await fs.mkdir(this.#cacheDir, { recursive: true });
-    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    await fs.writeFile(tmp, gunzipSync(gz));
-    await fs.rename(tmp, target);
+  async #modelDir(langs: readonly string[]): Promise<string> {
+    await Promise.all(
+      langs.map((code) => {
+        let p = this.#prepared.get(code);
+        if (!p) {
+          p = this.#prepareLanguage(code);
+          this.#prepared.set(code, p);
+          p.catch(() => this.#prepared.delete(code));
+        }
+        return p;
+      }),
+    );
     return this.#cacheDir;
   }
 
+  async #prepareLanguage(code: string): Promise<void> {
+    const src: LanguageSource = this.#langPath
+      ? { code, file: path.join(this.#langPath, `${code}.traineddata.gz`), gzip: true, origin: 'npm' }
+      : resolveLanguages([code], this.#tessdataDir, 'ocr_languages')[0];
+    const target = path.join(this.#cacheDir, `${code}.traineddata`);
+    try {
+      const have = (await fs.stat(target)).size;
+      // An uncompressed source must match in size (TESSDATA_DIR may have been updated).
+      if (have > 0 && (src.gzip || have === (await fs.stat(src.file)).size)) return;
+    } catch {
+      // not cached yet
+    }
+    const data = await fs.readFile(src.file).catch((err) => {
+      throw new Error(`OCR model for ${code} could not be read`, { cause: err });
+    });
+    await fs.mkdir(this.#cacheDir, { recursive: true });
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    await fs.writeFile(tmp, src.gzip ? gunzipSync(data) : data);
+    await fs.rename(tmp, target);
+  }
+
   async #spawn(): Promise<Worker> {
-    const modelDir = await this.#modelDir();
+    const modelDir = await this.#modelDir(this.#languages);
     // tesseract.js loads with the first worker, not at server start.
     const { createWorker } = await import('tesseract.js');
     return new Promise<Worker>((resolve, reject) => {
@@ -231,7 +385,7 @@ export class OcrPool {
       // its error handler and a deadline turn those into a failed start instead of a hang.
       const timer = setTimeout(() => fail(new Error('worker start timed out')), WORKER_START_TIMEOUT_MS);
       timer.unref?.();
-      createWorker('eng', 1, {
+      createWorker(this.#languages.join('+'), 1, {
         langPath: modelDir,
         gzip: false,
         cachePath: this.#cacheDir,
@@ -265,13 +419,26 @@ export class OcrPool {
       }
     }, this.#jobTimeoutMs);
     timer.unref?.();
-    const psm = job.options.psm ?? '3';
-    const ready =
-      psm === slot.psm
+    const psm = job.options.psm ?? DEFAULT_PSM;
+    const langs = job.options.languages ?? this.#languages;
+    const key = langs.join('+');
+    const switchLangs =
+      job.mode === 'normalize' || key === slot.langs
         ? Promise.resolve()
+        : this.#modelDir(langs)
+            .then(() => slot.worker.reinitialize(key, 1))
+            .then(() => {
+              slot.langs = key;
+              // Initialising resets every parameter.
+              slot.psm = null;
+            });
+    const ready = switchLangs.then(() =>
+      psm === slot.psm
+        ? undefined
         : slot.worker.setParameters({ tessedit_pageseg_mode: psm } as Parameters<Worker['setParameters']>[0]).then(() => {
             slot.psm = psm;
-          });
+          }),
+    );
     const output = job.mode === 'normalize' ? { text: false, blocks: false, imageColor: true } : { text: true, blocks: true };
     ready
       .then(() => slot.worker.recognize(job.image, {}, output))
@@ -288,7 +455,11 @@ export class OcrPool {
           } else {
             this.#settleOk(job, toOcrResult(data));
           }
-          this.#idle.push(slot);
+          slot.pixels += imagePixels(job.image);
+          // The engine's WebAssembly memory only grows: a worker that has read many large pages
+          // is replaced (a fresh start costs well under a second) to keep memory bounded.
+          if (slot.pixels > RECYCLE_AFTER_PIXELS) this.#discard(slot, null);
+          else this.#idle.push(slot);
           this.#pump();
         },
         (err) => {
@@ -348,10 +519,27 @@ export class OcrPool {
 
 const abortError = (signal: AbortSignal) => cancelled(signal, 'OCR');
 
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(toolError('TIMEOUT', `${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
+    timer.unref?.();
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
 /** Tesseract's messages often repeat "Error:"; drop it. */
 const errorText = (err: unknown) => errorMessage(err, 200).replace(/^Error:\s*/i, '');
 
-interface TesseractWord { text: string; confidence: number }
+interface TesseractWord { text: string; confidence: number; bbox?: { y0: number; y1: number } }
 interface TesseractPage {
   text?: string;
   confidence?: number;
@@ -361,16 +549,19 @@ interface TesseractPage {
 /** Words with confidence > 0 (tesseract's 0 marks non-text noise) and their mean confidence. */
 export function toOcrResult(page: TesseractPage): OcrResult {
   const words: OcrWord[] = [];
+  const heights: number[] = [];
   for (const block of page.blocks ?? []) {
     for (const para of block.paragraphs ?? []) {
       for (const line of para.lines ?? []) {
         for (const w of line.words ?? []) {
           const text = w.text.trim();
           if (text && w.confidence > 0) words.push({ text, confidence: Math.round(w.confidence * 100) / 100 });
+          if (text && w.confidence > 50 && w.bbox) heights.push(w.bbox.y1 - w.bbox.y0);
         }
       }
     }
   }
+  heights.sort((a, b) => a - b);
   const confidence = words.length ? words.reduce((a, w) => a + w.confidence, 0) / words.length : 0;
   const text = (page.text ?? '')
     .split('\n')
@@ -378,5 +569,5 @@ export function toOcrResult(page: TesseractPage): OcrResult {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return { text, confidence: Math.round(confidence * 100) / 100, words };
+  return { text, confidence: Math.round(confidence * 100) / 100, words, ...(heights.length ? { textHeight: heights[heights.length >> 1] } : {}) };
 }

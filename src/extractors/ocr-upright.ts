@@ -1,10 +1,13 @@
 /**
- * OCR that copes with sideways and upside-down scans. The offline English model has no
- * orientation detector (tesseract's OSD needs the legacy data), so when the upright reading is
- * weak we OCR small rotated copies, keep the orientation that reads best, and only then run the
- * full-size recognition at that orientation. Good pages pay nothing extra.
+ * OCR that copes with sideways and upside-down scans and with scripts the languages do not read.
+ * Good pages pay nothing extra: only when the upright reading is weak do we ask tesseract's
+ * orientation and script detection (osd, when installed: one quick pass on a reduced copy), and
+ * re-read at the orientation it names. Without osd data we OCR small rotated copies instead and
+ * keep the orientation that reads best. Blank images are never OCR'd.
  */
 import { createCanvas, type Canvas, type Image } from '@napi-rs/canvas';
+import { looksBlank } from './ocr-blank.ts';
+import { scriptCovered } from './ocr-languages.ts';
 import type { OcrPool, OcrResult } from './ocr-pool.ts';
 
 export type Drawable = Canvas | Image;
@@ -12,12 +15,31 @@ export type Rotation = 0 | 90 | 180 | 270;
 
 /** Mean word confidence below which a reading counts as weak and other orientations are tried. */
 export const WEAK_OCR_CONFIDENCE = 65;
-/** Longest side of the rotated probe images. */
+/** Longest side of the image orientation detection looks at (osd is reliable at this size, ~0.5 s). */
 export const ORIENTATION_PROBE_SIDE = 1400;
+/** Longest side of the rotated copies OCR'd when osd data is not installed. */
+export const ROTATION_PROBE_SIDE = 1000;
+/** osd orientation confidence from which its answer is acted on. */
+export const MIN_OSD_CONFIDENCE = 1;
 
 export interface UprightOcrResult extends OcrResult {
   /** Clockwise degrees the image was turned before the kept reading. */
   rotation: Rotation;
+  /** Set when the image is blank: nothing was OCR'd. */
+  blank?: boolean;
+  /** osd's script when the kept reading is noise and none of the languages used reads that script. */
+  uncoveredScript?: string;
+}
+
+export interface UprightOptions {
+  /** Resizes the source for recognition. */
+  scale?: number;
+  /** The upright image already encoded at `scale`. */
+  uprightPng?: Buffer;
+  /** The upright reading, when already done. */
+  upright?: OcrResult;
+  /** Languages for recognition (plain codes); default: the pool's. */
+  languages?: readonly string[];
 }
 
 /** Encodes `src` (width x height) as PNG on a white background (flattens alpha), scaled, turned clockwise. */
@@ -68,10 +90,8 @@ export function isWeakReading(r: OcrResult): boolean {
 }
 
 /**
- * OCR `src` upright; if that reading is weak, probe 90/270/180 degrees on reduced copies and
- * re-read at full size in the best orientation when it clearly beats upright.
- * `scale` resizes the source for recognition; `uprightPng` may pass the upright image already
- * encoded at that scale, or `upright` its reading, to avoid doing that work twice.
+ * OCR `src` upright; if that reading is weak, find the orientation (osd, else rotated probes on
+ * reduced copies) and re-read at full size in the best orientation when it beats upright.
  */
 export async function recognizeUpright(
   pool: OcrPool,
@@ -79,24 +99,41 @@ export async function recognizeUpright(
   width: number,
   height: number,
   signal?: AbortSignal,
-  opts: { scale?: number; uprightPng?: Buffer; upright?: OcrResult } = {},
+  opts: UprightOptions = {},
 ): Promise<UprightOcrResult> {
   const scale = opts.scale ?? 1;
-  const upright = opts.upright ?? (await pool.recognize(opts.uprightPng ?? (await drawablePng(src, width, height, 0, scale)), signal));
+  const languages = pool.resolveJobLanguages(opts.languages);
+  if (!opts.upright && !opts.uprightPng && looksBlank(src, width, height)) return { text: '', confidence: 0, words: [], rotation: 0, blank: true };
+  const read = async (rotation: Rotation, s: number) => pool.recognize(await drawablePng(src, width, height, rotation, s), signal, { languages });
+  const upright = opts.upright ?? (opts.uprightPng ? await pool.recognize(opts.uprightPng, signal, { languages }) : await read(0, scale));
   if (!isWeakReading(upright)) return { ...upright, rotation: 0 };
 
+  if (pool.languageInfo().orientation_detection) {
+    const probeScale = Math.min(1, ORIENTATION_PROBE_SIDE / Math.max(width, height));
+    const osd = await pool.detectOrientation(await drawablePng(src, width, height, 0, probeScale), signal);
+    // osd finding no text at all is the cheap answer for photos and art: no rotated re-reads.
+    if (!osd) return { ...upright, rotation: 0 };
+    let best: UprightOcrResult = { ...upright, rotation: 0 };
+    if (osd.rotate !== 0 && osd.orientationConfidence >= MIN_OSD_CONFIDENCE) {
+      const turned = await read(osd.rotate, scale);
+      if (readingScore(turned) > readingScore(upright)) best = { ...turned, rotation: osd.rotate };
+    }
+    if (osd.script && isNoiseReading(best) && !scriptCovered(osd.script, languages)) best.uncoveredScript = osd.script;
+    return best;
+  }
+
   // Probes never upscale: orientation shows at native size, and noise images stay cheap.
-  const probeScale = Math.min(scale, 1, ORIENTATION_PROBE_SIDE / Math.max(width, height));
+  const probeScale = Math.min(scale, 1, ROTATION_PROBE_SIDE / Math.max(width, height));
   const small = probeScale === scale;
-  const uprightScore = small ? readingScore(upright) : readingScore(await pool.recognize(await drawablePng(src, width, height, 0, probeScale), signal));
+  const uprightScore = small ? readingScore(upright) : readingScore(await read(0, probeScale));
   let best: { rotation: Rotation; score: number; result: OcrResult } | null = null;
   for (const rotation of [90, 270, 180] as const) {
-    const result = await pool.recognize(await drawablePng(src, width, height, rotation, probeScale), signal);
+    const result = await read(rotation, probeScale);
     const score = readingScore(result);
     if (!best || score > best.score) best = { rotation, score, result };
     if (!isWeakReading(result) && score > 2 * uprightScore + 10) break;
   }
   if (!best || best.score <= uprightScore * 1.3 + 5) return { ...upright, rotation: 0 };
-  const turned = small ? best.result : await pool.recognize(await drawablePng(src, width, height, best.rotation, scale), signal);
+  const turned = small ? best.result : await read(best.rotation, scale);
   return readingScore(turned) > readingScore(upright) ? { ...turned, rotation: best.rotation } : { ...upright, rotation: 0 };
 }

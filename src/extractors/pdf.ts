@@ -5,15 +5,23 @@
  */
 import { isToolError, toolError } from '../errors.ts';
 import type { OcrPool, OcrResult } from './ocr-pool.ts';
+import { looksBlank } from './ocr-blank.ts';
+import { installedLanguagesNote, ocrLimitMarker, oversizedImageMarker, uncoveredScriptMarker } from './ocr-page-notes.ts';
+import { LARGE_IMAGE_PIXELS, MAX_PDF_IMAGE_PIXELS, renderLanes, scanPdfImages, type PdfImageScan } from './ocr-render-budget.ts';
+import { judgeTextLayer } from './ocr-text-layer.ts';
 import { recognizeUpright, withoutNoise } from './ocr-upright.ts';
-import { layoutPageText, type PositionedTextItem } from './pdf-layout.ts';
+import { layoutPage, type PageLayout, type PositionedTextItem } from './pdf-layout.ts';
+import { resolveHyphenBreaks } from './pdf-hyphens.ts';
+import { pageRules } from './pdf-rules.ts';
+import { extractedPdfTables } from './pdf-table-output.ts';
+import type { PdfTable } from './pdf-tables.ts';
 import { loadPdf, pageHasVisualContent, PdfPasswordError, renderPage, type LoadedPdf, type PdfDocument, type PdfPage } from './pdf-render.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
 import type { ExtractInput, OcrWord, PageSpan, ProcessedDocument } from './types.ts';
 import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
 import { errorText as errorMessage } from '../util/error-text.ts';
 
-/** Pages OCR'd per document at most; further scanned pages are listed in ocr_skipped_pages. */
+/** Pages OCR'd per call at most by default (OCR_MAX_PAGES); further scanned pages are marked in the content. */
 export const MAX_OCR_PAGES = 30;
 /** Pages whose text layer is read at most (a 3,000-page PDF reads in well under a minute). */
 export const MAX_PDF_PAGES = 3000;
@@ -23,12 +31,18 @@ export const MIN_TEXT_LAYER_CHARS = 32;
 export const MAX_PARALLEL_OCR_RENDERS = 4;
 /** OCR words kept in doc.ocr.words. */
 export const MAX_OCR_WORDS = 20_000;
+/** Pages per document whose ruling lines are read for tables (an operator list costs about as much as the text); later pages find borderless tables only. */
+export const MAX_RULED_PAGES = 100;
 
 export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): Promise<ProcessedDocument> {
   throwIfAborted(input.signal);
   if (!input.bytes.subarray(0, 1024).includes('%PDF-')) {
     throw toolError('PROCESSING_ERROR', 'Not a PDF file: the %PDF- header is missing');
   }
+  const ocrMode = input.ocr?.mode ?? 'auto';
+  const maxOcrPages = input.ocr?.maxPages ?? MAX_OCR_PAGES;
+  // A language that is not installed is the caller's mistake: say so before any work.
+  const ocrLanguages = ocrMode === 'never' ? [] : deps.ocr.resolveJobLanguages(input.ocr?.languages);
   const { loaded, repaired } = await openPdf(input);
   const { doc, pdfjs } = loaded;
   try {
@@ -36,16 +50,34 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     const pageCount = doc.numPages;
     const readable = Math.min(pageCount, MAX_PDF_PAGES);
     const texts: string[] = [];
+    const pageTables: PdfTable[][] = [];
+    let ruledPages = 0;
     const ocrCandidates: number[] = [];
+    const garbledPages: number[] = [];
+    const oversizedPages: number[] = [];
+    let imageScan: PdfImageScan | null = null;
     const pageErrors: number[] = [];
     for (let n = 1; n <= readable; n++) {
       throwIfAborted(input.signal);
       let page: PdfPage | null = null;
       try {
         page = await doc.getPage(n);
-        const text = await pageText(page);
+        const layout = await pageLayout(page, pdfjs, () => ruledPages++ < MAX_RULED_PAGES && (imageScan ??= scanPdfImages(input.bytes)).maxPixels <= MAX_PDF_IMAGE_PIXELS);
+        const text = layout.text;
         texts.push(text);
-        if (nonSpaceLength(text) < MIN_TEXT_LAYER_CHARS && (await pageHasVisualContent(page, pdfjs))) ocrCandidates.push(n);
+        pageTables[n - 1] = layout.tables;
+        const why = ocrMode === 'never' ? null : ocrMode === 'always' ? 'always' : nonSpaceLength(text) < MIN_TEXT_LAYER_CHARS ? 'no_text' : judgeTextLayer(text).garbled ? 'garbled' : null;
+        if (why) {
+          // Listing a page's operators already decodes its images: check their sizes first. A file
+          // with large images has its text-less pages rendered directly (a blank render is skipped
+          // there), so no large image is decoded twice or held from this pass to the OCR pass.
+          imageScan ??= scanPdfImages(input.bytes);
+          if (imageScan.maxPixels > MAX_PDF_IMAGE_PIXELS) oversizedPages.push(n);
+          else if (why !== 'no_text' || imageScan.maxPixels > LARGE_IMAGE_PIXELS || (await pageHasVisualContent(page, pdfjs))) {
+            ocrCandidates.push(n);
+            if (why === 'garbled') garbledPages.push(n);
+          }
+        }
       } catch (err) {
         throwIfAborted(input.signal);
         // A broken page costs that page only; the rest of the document is still worth reading.
@@ -59,11 +91,28 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
       throw toolError('PROCESSING_ERROR', 'The PDF is damaged: no page could be read');
     }
 
-    const toOcr = ocrCandidates.slice(0, MAX_OCR_PAGES);
-    const ocr = await ocrPages(doc, toOcr, deps.ocr, input.signal);
-    for (const [n, r] of ocr.results) {
-      if (r.text.trim()) texts[n - 1] = r.text;
+    if (oversizedPages.length && imageScan && texts.every((x) => !x.trim())) {
+      throw toolError(
+        'PAYLOAD_TOO_LARGE',
+        `The PDF holds a ${imageScan.maxWidth}x${imageScan.maxHeight}-pixel image; scanned pages are OCR'd only when their images are at most ${MAX_PDF_IMAGE_PIXELS / 1e6} megapixels`,
+      );
     }
+    // Line-end hyphens are kept or joined by the vocabulary of the whole document.
+    texts.splice(0, texts.length, ...resolveHyphenBreaks(texts));
+    const toOcr = ocrCandidates.slice(0, maxOcrPages);
+    const ocr = await ocrPages(doc, toOcr, deps.ocr, input.signal, { languages: ocrLanguages, lanes: renderLanes(imageScan ?? scanPdfImages(Buffer.alloc(0)), MAX_PARALLEL_OCR_RENDERS) });
+    for (const [n, r] of ocr.results) {
+      if (r.text.trim()) {
+        texts[n - 1] = r.text;
+        pageTables[n - 1] = [];
+      }
+    }
+    // What was not read is said where it stands, not only in metadata.
+    const withNote = (n: number, note: string) => (texts[n - 1] = texts[n - 1].trim() ? `${texts[n - 1].trim()}\n${note}` : note);
+    for (const n of ocrCandidates.slice(maxOcrPages)) withNote(n, ocrLimitMarker(n, maxOcrPages));
+    for (const n of oversizedPages) withNote(n, oversizedImageMarker(imageScan!, MAX_PDF_IMAGE_PIXELS));
+    const installed = ocr.uncovered.size ? deps.ocr.languageInfo().installed_languages : [];
+    for (const [n, script] of ocr.uncovered) withNote(n, uncoveredScriptMarker(script, ocrLanguages, installed));
 
     const { content, pages } = joinPages(texts);
     const ocrPagesDone = [...ocr.results.keys()].sort((a, b) => a - b);
@@ -84,12 +133,18 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
         ...(repaired ? { repaired: true } : {}),
         ...(readable < pageCount ? { pages_read: readable } : {}),
         ocr_pages: ocrPagesDone,
-        ...(ocrCandidates.length > toOcr.length ? { ocr_skipped_pages: ocrCandidates.slice(MAX_OCR_PAGES) } : {}),
+        ...(ocrPagesDone.length ? { ocr_page_ms: ocrPagesDone.map((n) => ocr.ms.get(n) ?? 0), ocr_languages: ocrLanguages } : {}),
+        ...(ocrMode !== 'auto' ? { ocr_mode: ocrMode } : {}),
+        ...(ocrCandidates.length > toOcr.length ? { ocr_skipped_pages: ocrCandidates.slice(maxOcrPages), ocr_max_pages: maxOcrPages } : {}),
+        ...(garbledPages.length ? { ocr_garbled_text_pages: garbledPages } : {}),
+        ...(ocr.blank.length ? { ocr_blank_pages: ocr.blank } : {}),
+        ...(oversizedPages.length ? { ocr_refused_pages: oversizedPages } : {}),
+        ...(ocr.uncovered.size ? { ocr_uncovered_script: Object.fromEntries([...ocr.uncovered].map(([n, sc]) => [String(n), sc])), ...installedLanguagesNote(installed) } : {}),
         ...(ocr.failed.length ? { ocr_failed_pages: ocr.failed } : {}),
         ...(ocr.rotated.length ? { ocr_rotated_pages: ocr.rotated } : {}),
         ...(pageErrors.length ? { damaged_pages: pageErrors } : {}),
       },
-      tables: [],
+      tables: extractedPdfTables(pageTables),
       images: [],
       urls: [],
       pages,
@@ -129,7 +184,12 @@ async function openPdf(input: ExtractInput): Promise<{ loaded: LoadedPdf; repair
   }
 }
 
-async function pageText(page: PdfPage): Promise<string> {
+/**
+ * Text and tables of a page's text layer. Ruling lines are read only for pages with gapped lines,
+ * MAX_RULED_PAGES per document, and only when the file's images are within bounds (listing
+ * operators decodes them).
+ */
+async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules: () => boolean): Promise<PageLayout> {
   const viewport = page.getViewport({ scale: 1 });
   const content = await page.getTextContent();
   const items: PositionedTextItem[] = [];
@@ -143,7 +203,10 @@ async function pageText(page: PdfPage): Promise<string> {
       dir: item.dir,
     });
   }
-  return layoutPageText(items);
+  const plain = layoutPage(items);
+  if (plain.gappedLines < 2 || !mayReadRules()) return plain;
+  const rules = await pageRules(page, pdfjs).catch(() => []);
+  return rules.length ? layoutPage(items, rules) : plain;
 }
 
 /** Affine matrix product m1 x m2 (pdf.js [a b c d e f] convention). */
@@ -162,25 +225,44 @@ interface OcrOutcome {
   results: Map<number, OcrResult>;
   failed: number[];
   rotated: number[];
+  blank: number[];
+  /** Milliseconds per OCR'd page (render + recognition). */
+  ms: Map<number, number>;
+  /** Pages whose text is in a script the languages used do not read, with that script. */
+  uncovered: Map<number, string>;
 }
 
-async function ocrPages(doc: PdfDocument, pageNumbers: number[], pool: OcrPool, signal: AbortSignal): Promise<OcrOutcome> {
-  const outcome: OcrOutcome = { results: new Map(), failed: [], rotated: [] };
+async function ocrPages(
+  doc: PdfDocument,
+  pageNumbers: number[],
+  pool: OcrPool,
+  signal: AbortSignal,
+  opts: { languages: string[]; lanes: number },
+): Promise<OcrOutcome> {
+  const outcome: OcrOutcome = { results: new Map(), failed: [], rotated: [], blank: [], ms: new Map(), uncovered: new Map() };
   if (!pageNumbers.length) return outcome;
   const queue = [...pageNumbers];
-  const lanes = Math.max(1, Math.min(pool.stats().size, MAX_PARALLEL_OCR_RENDERS, queue.length));
+  const lanes = Math.max(1, Math.min(pool.stats().size, opts.lanes, queue.length));
   const lane = async () => {
     for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
       throwIfAborted(signal);
       let page: PdfPage | null = null;
+      const started = Date.now();
       try {
         page = await doc.getPage(n);
         const canvas = await renderPage(page);
         try {
+          if (looksBlank(canvas, canvas.width, canvas.height)) {
+            outcome.blank.push(n);
+            continue;
+          }
           const png = await canvas.encode('png');
-          const r = withoutNoise(await recognizeUpright(pool, canvas, canvas.width, canvas.height, signal, { uprightPng: png }));
+          const raw = await recognizeUpright(pool, canvas, canvas.width, canvas.height, signal, { uprightPng: png, languages: opts.languages });
+          const r = withoutNoise(raw);
           outcome.results.set(n, { text: r.text, confidence: r.confidence, words: r.words });
+          outcome.ms.set(n, Date.now() - started);
           if (r.rotation) outcome.rotated.push(n);
+          if (raw.uncoveredScript) outcome.uncovered.set(n, raw.uncoveredScript);
         } finally {
           canvas.width = 0;
           canvas.height = 0;
@@ -188,16 +270,20 @@ async function ocrPages(doc: PdfDocument, pageNumbers: number[], pool: OcrPool, 
       } catch (err) {
         throwIfAborted(signal);
         // The pool timing out or being shut down is not a page problem: stop, say why.
-        if (isToolError(err) && (err.code === 'TIMEOUT' || err.code === 'MODEL_UNAVAILABLE' || err.code === 'RATE_LIMITED')) throw err;
+        if (isToolError(err) && (err.code === 'TIMEOUT' || err.code === 'MODEL_UNAVAILABLE' || err.code === 'RATE_LIMITED' || err.code === 'VALIDATION_ERROR')) throw err;
         outcome.failed.push(n);
       } finally {
         page?.cleanup();
+        // One page at a time (large images): drop pdf.js's document-wide caches of decoded images
+        // and fonts too, or every page's full-size image stays in memory until the end.
+        if (lanes === 1) await doc.cleanup(true).catch(() => undefined);
       }
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
   outcome.failed.sort((a, b) => a - b);
   outcome.rotated.sort((a, b) => a - b);
+  outcome.blank.sort((a, b) => a - b);
   return outcome;
 }
 

@@ -2,6 +2,8 @@
  * The shape every extractor fills. Extractors are pure functions of bytes (plus options); the
  * document service adds language detection and caching around them.
  */
+import type { ExtractLimits } from './limits.ts';
+
 export type DocumentKind = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'xls' | 'csv' | 'image' | 'html' | 'text';
 
 export interface PageSpan {
@@ -65,5 +67,18 @@ export interface ExtractInput {
   contentType?: string;
   /** Final URL of a downloaded document (after redirects): resolves relative links in HTML. */
   sourceUrl?: string;
+  /** OCR choices for PDFs and images (plain data: it crosses to extraction child processes). */
+  ocr?: OcrRequest;
+  /** Decode-size limits (HTML_MAX_ELEMENTS, CSV_MAX_COLUMNS, TEXT_MAX_CHARS); defaults in limits.ts. Plain numbers. */
+  limits?: Partial<ExtractLimits>;
   signal: AbortSignal;
+}
+
+export interface OcrRequest {
+  /** auto (default): pages without a usable text layer; always: every page; never: no OCR. */
+  mode?: 'auto' | 'always' | 'never';
+  /** Tesseract language codes, e.g. ['eng', 'deu']; default OCR_LANGUAGES. */
+  languages?: string[];
+  /** Scanned pages OCR'd at most (OCR_MAX_PAGES, default 30); knowledge-base jobs pass no limit. */
+  maxPages?: number;
 }

@@ -102,7 +102,10 @@ t.test('get_system_health reports status, version, features, security, formats, 
   t.match(body.features.dense_retrieval.reason, /npm run models:fetch.*MODEL_DOWNLOADS=auto.*EMBEDDINGS_URL/);
   t.equal(body.features.reranking.available, false);
   t.match(body.features.reranking.reason, /^reranker onnx:Xenova\/ms-marco-MiniLM-L-6-v2:q8 is unavailable: model files missing/);
-  t.same(body.features.ocr, { available: true, engine: 'tesseract.js (eng)', size: 2, busy: 0, queued: 0, started: 0 });
+  t.same(body.features.ocr, {
+    available: true, engine: 'tesseract.js', default_languages: ['eng'], installed_languages: ['eng'], orientation_detection: false, tessdata_dir: false,
+    max_pages_per_call: 30, size: 2, busy: 0, queued: 0, started: 0,
+  });
   t.same(body.features.retrieval_stats, {
     available: true, built: 0, from_disk: 0, from_memory: 0, embedded_chunks: 0, builds_in_flight: 0,
     rerank_queue: { running: 0, queued: 0, concurrency: 2, maxQueue: 32, waitMs: 10000, used: 0, skipped: 0, failed: 0, unavailable: 0 },

@@ -1,6 +1,8 @@
 /**
  * Image OCR on the corpus photos and scans (CORPUS_DIR/png, CORPUS_DIR/jpg): known phrases, a
- * noisy page against its ground truth, a photo without text. One shared pool. The self-contained
+ * noisy page against its ground truth, a photo without text, vertical Japanese read with the
+ * Debian jpn + jpn_vert models and refused with advice when read with English only. One shared
+ * pool with a traineddata folder (test/corpus/tessdata.ts), so orientation detection is on. The self-contained
  * test/extractors/image.test.ts covers every container format and the error paths on generated
  * images.
  */
@@ -12,9 +14,10 @@ import { extractImage } from '../../../src/extractors/image.ts';
 import { OcrPool } from '../../../src/extractors/ocr-pool.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
+import { TESSDATA_DIR } from '../tessdata.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'image-corpus-'));
-const ocr = new OcrPool({ size: 2, cacheDir });
+const ocr = new OcrPool({ size: 2, cacheDir, tessdataDir: TESSDATA_DIR });
 t.teardown(async () => {
   await ocr.close();
   fs.rmSync(cacheDir, { recursive: true, force: true });
@@ -22,8 +25,13 @@ t.teardown(async () => {
 
 // Each image is OCR'd once and shared by the tests below.
 const results = new Map<string, ReturnType<typeof extractImage>>();
+/** Images whose text needs other languages than the default (eng). */
+const LANGUAGES: Record<string, string[]> = { 'jpg/jpn-vert.jpeg': ['jpn', 'jpn_vert'] };
 const run = (rel: string) => {
-  if (!results.has(rel)) results.set(rel, extractImage({ bytes: readCorpus(rel), filename: path.basename(rel), signal: AbortSignal.timeout(120_000) }, { ocr }));
+  const languages = LANGUAGES[rel];
+  if (!results.has(rel)) {
+    results.set(rel, extractImage({ bytes: readCorpus(rel), filename: path.basename(rel), signal: AbortSignal.timeout(120_000), ...(languages ? { ocr: { languages } } : {}) }, { ocr }));
+  }
   return results.get(rel)!;
 };
 const oneLine = (s: string) => s.replace(/\s+/g, ' ');
@@ -59,15 +67,20 @@ t.test('an image without text yields empty content, not noise', async (t) => {
   t.match(doc.metadata, { format: 'jpeg', width: 480, height: 360, word_count: 0 });
 });
 
-/**
- * Images whose content is empty by design, with the reason:
- * - example.jpg is a flower photo (MANIFEST.tsv: "OCR should return nothing");
- * - jpn-vert.jpeg is vertical Japanese: the bundled model is English only (@tesseract.js-data/eng),
- *   so its reading is noise and is dropped. A Japanese model (tessdata jpn_vert) would read it.
- */
+t.test('vertical Japanese reads with jpn + jpn_vert; with English only it is refused, naming the script and the fix', async (t) => {
+  const doc = await run('jpg/jpn-vert.jpeg');
+  t.same(doc.metadata.ocr_languages, ['jpn', 'jpn_vert']);
+  const text = doc.content.replace(/\s+/g, '');
+  for (const phrase of ['元来日本語は漢文に', 'から下へ、また行を右から左へと進', '横書き不能な書体も存在する']) t.match(text, phrase);
+  await t.rejects(extractImage({ bytes: readCorpus('jpg/jpn-vert.jpeg'), signal: AbortSignal.timeout(120_000) }, { ocr }), {
+    code: 'PROCESSING_ERROR',
+    message: /No text could be read from the image\. The text looks like Han script, which the OCR languages used \(eng\) do not read; pass ocr_languages: \[.*"jpn".*\] \(installed\)/,
+  });
+});
+
+/** Images whose content is empty by design, with the reason (example.jpg: MANIFEST.tsv says "OCR should return nothing"). */
 const NO_TEXT: Record<string, string> = {
   'jpg/example.jpg': 'photo without text',
-  'jpg/jpn-vert.jpeg': 'Japanese text; the OCR model is English only',
 };
 
 t.test('every corpus image is read: text, or empty where listed; never an error', async (t) => {

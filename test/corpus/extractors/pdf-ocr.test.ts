@@ -11,9 +11,11 @@ import { OcrPool } from '../../../src/extractors/ocr-pool.ts';
 import { extractPdf } from '../../../src/extractors/pdf.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { readCorpus, readCorpusText } from '../data-dirs.ts';
+import { TESSDATA_DIR } from '../tessdata.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-ocr-corpus-'));
-const ocr = new OcrPool({ size: 2, cacheDir });
+// With a traineddata folder: orientation detection (osd) is on, as in a server with TESSDATA_DIR.
+const ocr = new OcrPool({ size: 2, cacheDir, tessdataDir: TESSDATA_DIR });
 t.teardown(async () => {
   await ocr.close();
   fs.rmSync(cacheDir, { recursive: true, force: true });
