@@ -14,6 +14,7 @@ import { isToolError } from '../errors.ts';
 import { ommlToLatex } from './docx-math.ts';
 import { createNumberer, isPlainCounter, type NumberLabel, type NumberingDefinitions } from './docx-numbering.ts';
 import { parseXml } from './xml.ts';
+import { markPageBreaks, type PageBreakCounts } from './docx-pages.ts';
 
 export const MARK_OPEN = '\uFDD0';
 export const MARK_CLOSE = '\uFDD1';
@@ -23,6 +24,8 @@ export interface AnnotatedDocument {
   /** Labels by marker index. */
   labels: NumberLabel[];
   equations: number;
+  /** Page breaks marked in the text (docx-pages.ts); null when the part could not be scanned. */
+  pageBreaks: PageBreakCounts | null;
   /** False when nothing was changed (the original part can be used as is). */
   changed: boolean;
 }
@@ -221,17 +224,21 @@ function replaceEquations(xml: string, w: string, m: string): { xml: string; cou
 }
 
 /**
- * Annotate document.xml for mammoth: number markers (when numbering definitions are given) and
- * equations as text. Documents without a prefixed WordprocessingML namespace are returned as is.
+ * Annotate document.xml for mammoth: number markers (when numbering definitions are given), page
+ * break markers and equations as text. Documents without a prefixed WordprocessingML namespace
+ * are returned as is.
  */
 export function annotateDocumentXml(xml: string, defs: NumberingDefinitions | null): AnnotatedDocument {
   const labels: NumberLabel[] = [];
   const w = prefixFor(xml, NS_WORD);
-  if (!w) return { xml, labels, equations: 0, changed: false };
+  if (!w) return { xml, labels, equations: 0, pageBreaks: null, changed: false };
   const mc = prefixFor(xml, NS_MC);
   const m = prefixFor(xml, NS_MATH);
   let out = xml;
   if (defs && defs.nums.size > 0) out = markNumberedParagraphs(out, w, mc, m, defs, labels);
+  // After the numbering markers: a page marker must not come between a list item and its number.
+  const pages = markPageBreaks(out, w, mc);
+  out = pages.xml;
   let equations = 0;
   if (m && out.includes(`<${m}:oMath`)) {
     if (mc && out.includes(`${mc}:AlternateContent`)) out = unwrapMathAlternates(out, mc, m);
@@ -239,7 +246,7 @@ export function annotateDocumentXml(xml: string, defs: NumberingDefinitions | nu
     out = r.xml;
     equations = r.count;
   }
-  return { xml: out, labels, equations, changed: out !== xml };
+  return { xml: out, labels, equations, pageBreaks: pages.counts, changed: out !== xml };
 }
 
 /**

@@ -17,6 +17,7 @@ import { readNumberingDefinitions } from './docx-numbering.ts';
 import { applyNumberLabels } from './docx-number-labels.ts';
 import { readAppProps, readCoreProps } from './office-props.ts';
 import { sectionsByHeadings, walkToMarkdown } from './html-markdown.ts';
+import { PAGE_MARK, pageSpans, pagesKnown, takePageMarks } from './docx-pages.ts';
 import { toPipeTable } from './markdown-table.ts';
 
 /** Largest table rendering kept in tables[].content. */
@@ -135,8 +136,12 @@ export async function extractDocx(input: ExtractInput): Promise<ProcessedDocumen
     label.textContent = 'Notes:';
     notesList.parentElement?.insertBefore(label, notesList);
   }
-  const walked = walkToMarkdown(doc.body, { collectLinks: true });
-  const content = walked.markdown;
+  const walked = walkToMarkdown(doc.body, { collectLinks: true, oneRowTables: true });
+  const { text: content, breaks } = takePageMarks(walked.markdown);
+  const unmark = (s: string): string => (s.includes(PAGE_MARK) ? s.split(PAGE_MARK).join('').trim() : s);
+  for (const t of walked.tables) t.rows = t.rows.map((r) => r.map(unmark));
+  for (const l of walked.links) l.text = unmark(l.text);
+  for (const im of walked.images) im.alt = unmark(im.alt);
 
   const tables: ExtractedTable[] = walked.tables.map((t) => ({
     content: toPipeTable(t.rows, { maxChars: TABLE_CONTENT_MAX }),
@@ -161,12 +166,17 @@ export async function extractDocx(input: ExtractInput): Promise<ProcessedDocumen
     alt_text: walked.images.find((im) => im.src === `image:${i + 1}`)?.alt || undefined,
   }));
 
-  const pages: PageSpan[] = sectionsByHeadings(content, 2);
+  const app = readAppProps(bytes, entries);
+  const byBreaks = pageSpans(content.length, breaks);
+  const known = pagesKnown(annotation?.pageBreaks ?? null, app.page_count, byBreaks.at(-1)?.number ?? 1);
+  // Unknown pages: heading sections still locate URLs ("section Scope"); chunks get no page from them.
+  const pages: PageSpan[] = known ? byBreaks : sectionsByHeadings(content, 2);
   const core = readCoreProps(bytes, entries);
   const metadata: Record<string, unknown> = {
     format: 'docx',
     ...core,
-    ...readAppProps(bytes, entries),
+    ...app,
+    pages_known: known,
     heading_count: walked.headings,
     table_count: tables.length,
     image_count: imageTypes.length,

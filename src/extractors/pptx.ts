@@ -7,56 +7,14 @@
 import path from 'node:path/posix';
 import { toolError, isToolError } from '../errors.ts';
 import type { ExtractInput, ExtractedTable, ExtractedUrl, PageSpan, ProcessedDocument } from './types.ts';
-import { assertSafeZip, readZipEntry, type ZipEntryInfo } from './zip.ts';
-import { attr, child, children, descendants, parseXml, path as xpath, textOf, type XmlNode } from './xml.ts';
+import { assertSafeZip } from './zip.ts';
+import { attr, child, children, descendants, path as xpath, textOf, type XmlNode } from './xml.ts';
+import { readPart, readRels, relKind, type Package, type Rel } from './ooxml-parts.ts';
+import { chartLines as renderChart, readChart } from './chart-xml.ts';
 import { toPipeTable } from './markdown-table.ts';
 import { readCoreProps } from './office-props.ts';
 
-const PART_MAX_BYTES = 32 * 1024 * 1024;
 const TABLE_CONTENT_MAX = 5000;
-
-interface Rel {
-  id: string;
-  type: string;
-  target: string;
-  external: boolean;
-}
-
-interface Package {
-  bytes: Buffer;
-  entries: Map<string, ZipEntryInfo>;
-}
-
-function readPart(pkg: Package, name: string): XmlNode | undefined {
-  const e = pkg.entries.get(name);
-  if (!e) return undefined;
-  return parseXml(readZipEntry(pkg.bytes, e, PART_MAX_BYTES), name);
-}
-
-function relsPathOf(part: string): string {
-  return path.join(path.dirname(part), '_rels', `${path.basename(part)}.rels`);
-}
-
-function readRels(pkg: Package, part: string): Map<string, Rel> {
-  const rels = new Map<string, Rel>();
-  const root = readPart(pkg, relsPathOf(part));
-  for (const r of children(child(root, 'Relationships'), 'Relationship')) {
-    const id = attr(r, 'Id');
-    const target = attr(r, 'Target');
-    if (!id || target === undefined) continue;
-    const external = attr(r, 'TargetMode') === 'External';
-    // Internal targets are relative to the source part's folder (or absolute from the package root).
-    const resolved = external
-      ? target
-      : target.startsWith('/')
-        ? target.slice(1)
-        : path.normalize(path.join(path.dirname(part), target));
-    rels.set(id, { id, type: attr(r, 'Type') ?? '', target: resolved, external });
-  }
-  return rels;
-}
-
-const relKind = (rel: Rel): string => rel.type.slice(rel.type.lastIndexOf('/') + 1);
 
 interface SlideCtx {
   rels: Map<string, Rel>;
@@ -149,38 +107,10 @@ function tableRows(tbl: XmlNode, ctx: SlideCtx): string[][] {
 }
 
 function chartLines(chartPart: string, ctx: SlideCtx): string[] {
-  let root: XmlNode | undefined;
-  try {
-    root = readPart(ctx.pkg, chartPart);
-  } catch (err) {
-    if (isToolError(err) && err.code === 'PAYLOAD_TOO_LARGE') throw err;
-    return [];
-  }
-  const chart = xpath(root, 'chartSpace', 'chart');
+  const chart = readChart(ctx.pkg, chartPart);
   if (!chart) return [];
   ctx.charts++;
-  const title = descendants(child(chart, 'title'), 't').map((t) => textOf(t)).join('').trim();
-  const plot = child(chart, 'plotArea');
-  const kinds = (plot?.children ?? []).filter((c) => c.local.endsWith('Chart')).map((c) => c.local.replace(/Chart$/, ''));
-  const lines = [`Chart${kinds.length ? ` (${kinds.join(', ')})` : ''}${title ? `: ${title}` : ''}`];
-  const series = descendants(plot, 'ser');
-  if (series.length === 0) return lines;
-  const points = (n: XmlNode | undefined): Map<number, string> => {
-    const m = new Map<number, string>();
-    for (const pt of descendants(n, 'pt')) m.set(Number(attr(pt, 'idx') ?? m.size), textOf(child(pt, 'v')).trim());
-    return m;
-  };
-  const cats = points(child(series[0], 'cat') ?? child(series[0], 'xVal'));
-  const cols = series.map((s) => ({
-    name: [...points(child(s, 'tx')).values()].join(' ') || textOf(xpath(s, 'tx', 'v')).trim(),
-    vals: points(child(s, 'val') ?? child(s, 'yVal')),
-  }));
-  const n = Math.max(cats.size, ...cols.map((c) => c.vals.size));
-  if (n === 0) return lines;
-  const rows: string[][] = [['', ...cols.map((c, i) => c.name || `Series ${i + 1}`)]];
-  for (let i = 0; i < Math.min(n, 200); i++) rows.push([cats.get(i) ?? '', ...cols.map((c) => c.vals.get(i) ?? '')]);
-  lines.push(toPipeTable(rows, { maxChars: TABLE_CONTENT_MAX }));
-  return lines;
+  return renderChart(chart);
 }
 
 function walkShapes(tree: XmlNode, ctx: SlideCtx): void {

@@ -9,7 +9,7 @@
  */
 import * as XLSX from 'xlsx';
 import { toolError, isToolError } from '../errors.ts';
-import { assertSafeZip, looksLikeZip } from './zip.ts';
+import { assertSafeZip, DEFAULT_ZIP_LIMITS, looksLikeZip } from './zip.ts';
 import { hasOle2Signature } from './signatures.ts';
 import {
   analyzeTable,
@@ -23,13 +23,20 @@ import {
   type Cell,
 } from './table-pipeline.ts';
 import type { ExtractedTable, ExtractInput, PageSpan, ProcessedDocument } from './types.ts';
+import { chartLines, type ChartData } from './chart-xml.ts';
+import { readWorkbookCharts, type SheetCharts } from './xlsx-charts.ts';
+import { countWorkbookCells, listSheets, packageOf, type WorkbookSheet } from './xlsx-sheets.ts';
+import { planSheetReads, type SheetReadPlan } from './sheet-budget.ts';
 
 /**
- * Rows SheetJS keeps per sheet (its `sheetRows` option: cells below are not stored). A bound on
- * memory for giant sheets; content shows 20 rows anyway and query_spreadsheet searches these.
+ * Rows SheetJS keeps per sheet of a legacy XLS (its `sheetRows` option: rows below are not
+ * stored). XLSX sheets are bounded by the cell budget instead, counted before decoding.
  */
 export const MAX_SHEET_ROWS = 50_000;
-/** Non-empty cells kept across the whole workbook; sheets past the budget are reported, not read. */
+/**
+ * Non-empty cells read across the whole workbook (sheet-budget.ts): sheets past the budget are
+ * reported with their size, not decoded.
+ */
 export const MAX_WORKBOOK_CELLS = 2_000_000;
 /** Columns considered per sheet (Excel's own maximum is 16,384). */
 export const MAX_SHEET_COLUMNS = 2_000;
@@ -48,17 +55,28 @@ const ERROR_TEXT: Record<number, string> = {
   0x2b: '#GETTING_DATA',
 };
 
-export async function extractSpreadsheet(input: ExtractInput): Promise<ProcessedDocument> {
+export interface SpreadsheetOptions {
+  /** Cell budget of the workbook (default MAX_WORKBOOK_CELLS). */
+  maxCells?: number;
+}
+
+export async function extractSpreadsheet(input: ExtractInput, opts: SpreadsheetOptions = {}): Promise<ProcessedDocument> {
+  const maxCells = opts.maxCells ?? MAX_WORKBOOK_CELLS;
   const { bytes, signal } = input;
   signal.throwIfAborted();
   const isZip = looksLikeZip(bytes);
-  if (isZip) assertSafeZip(bytes);
-  else if (!hasOle2Signature(bytes) && !looksLikeMarkup(bytes)) {
+  const entries = isZip ? assertSafeZip(bytes) : [];
+  if (!isZip && !hasOle2Signature(bytes) && !looksLikeMarkup(bytes)) {
     throw toolError('PROCESSING_ERROR', 'Not a valid XLSX or XLS workbook');
   }
 
-  const wb = readWorkbook(bytes);
   const kind = isZip ? 'xlsx' : 'xls';
+  const pkg = isZip ? packageOf(bytes, entries) : null;
+  const listed = pkg ? sheetsOf(pkg) : [];
+  const plan = pkg && listed.length ? planSheetReads(listed, countWorkbookCells(pkg, listed, DEFAULT_ZIP_LIMITS.maxTotalUncompressed), maxCells) : null;
+  const wb = readPlanned(bytes, plan);
+  const chartsBySheet: Map<string, SheetCharts> = pkg ? readWorkbookCharts(pkg, listed) : new Map();
+  const chartsMeta: Array<Record<string, unknown>> = [];
   const hidden = new Map<string, boolean>();
   wb.Workbook?.Sheets?.forEach((s) => {
     if (s.name) hidden.set(s.name, (s.Hidden ?? 0) > 0);
@@ -70,7 +88,7 @@ export async function extractSpreadsheet(input: ExtractInput): Promise<Processed
   const notes: string[] = [];
   const sheetsMeta: Array<Record<string, unknown>> = [];
   const headersBySheet: Array<{ headers: string[] }> = [];
-  let cellBudget = MAX_WORKBOOK_CELLS;
+  let cellBudget = maxCells;
   let offset = 0;
   let sheetNumber = 0;
 
@@ -79,15 +97,43 @@ export async function extractSpreadsheet(input: ExtractInput): Promise<Processed
     sheetNumber++;
     const ws = wb.Sheets[name] as XLSX.WorkSheet | undefined;
     const type = ws?.['!type'];
-    if (!ws || (type && type !== 'sheet')) {
+    const drawn = chartsBySheet.get(name);
+    const charts = drawn?.charts ?? [];
+    const isChartSheet = drawn?.kind === 'chartsheet' || type === 'chart';
+    const notRead = plan?.skipped.get(name);
+    if (notRead) {
+      const why = `${notRead.cells.toLocaleString('en-US')} cells in ${notRead.rows.toLocaleString('en-US')} rows, past the workbook's budget of ${maxCells.toLocaleString('en-US')} cells`;
+      notes.push(`Sheet "${name}" was not read: ${why}.`);
+      const text = `## Sheet: ${name}\n\n_Not read: ${why}._`;
+      if (parts.length) offset += 2;
+      pages.push({ number: sheetNumber, unit: 'sheet', label: name, start: offset, end: offset + text.length });
+      offset += text.length;
+      parts.push(text);
+      headersBySheet.push({ headers: [] });
+      sheetsMeta.push({ name, index: sheetNumber, type: 'worksheet', rows: 0, tables: 0, charts: charts.length, hidden: hidden.get(name) ?? false, truncated: true, rows_total: notRead.rows, cells_total: notRead.cells });
+      continue;
+    }
+    if (!isChartSheet && (!ws || (type && type !== 'sheet'))) {
       notes.push(`Sheet "${name}" is a ${type ?? 'non-worksheet'}sheet without cell data; skipped.`);
       continue;
     }
-    const sheet = readSheet(ws, cellBudget);
-    cellBudget -= sheet.cells;
-    if (sheet.truncated) notes.push(`Sheet "${name}": only the first ${sheet.lastRow} rows were read (size limit).`);
+    const sheet = isChartSheet || !ws ? null : readSheet(ws, cellBudget);
+    const full = plan?.counts.get(name);
+    // XLS has no count before decoding: its declared range (!fullref) gives the full row count.
+    const declared = !full && ws?.['!fullref'] ? XLSX.utils.decode_range(ws['!fullref']).e.r + 1 : undefined;
+    const rowsTotal = full?.rows ?? declared;
+    if (sheet) {
+      cellBudget -= sheet.cells;
+      if (sheet.truncated) {
+        const of = rowsTotal ? ` of ${rowsTotal.toLocaleString('en-US')}` : '';
+        const limit = full
+          ? `cell budget of ${maxCells.toLocaleString('en-US')}`
+          : `limits of ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows per sheet and ${maxCells.toLocaleString('en-US')} cells`;
+        notes.push(`Sheet "${name}": only the first ${sheet.lastRow} rows${of} were read (${limit}).`);
+      }
+    }
 
-    const blocks = splitBlocks(sheet.grid, sheet.mergeIds);
+    const blocks = sheet ? splitBlocks(sheet.grid, sheet.mergeIds) : [];
     const analyzed = blocks.map((b) => ({ block: b, table: analyzeTable(b.grid, b.rowNumbers) })).filter((x) => x.table.headers.length > 0);
 
     const section: string[] = [`## Sheet: ${name}`];
@@ -100,7 +146,11 @@ export async function extractSpreadsheet(input: ExtractInput): Promise<Processed
       if (table.footnotes.length) section.push(table.footnotes.join('\n'));
       tables.push(toExtractedTable(name, table, block, i, analyzed.length, kind));
     });
-    if (analyzed.length === 0) section.push('_Empty sheet._');
+    for (const chart of charts) {
+      section.push(chartLines(chart).join('\n'));
+      chartsMeta.push(chartMeta(name, chart));
+    }
+    if (analyzed.length === 0 && charts.length === 0) section.push(isChartSheet ? '_Chart sheet without chart data._' : '_Empty sheet._');
     headersBySheet.push({ headers: analyzed.flatMap((a) => a.table.headers) });
 
     const text = section.join('\n\n');
@@ -111,10 +161,12 @@ export async function extractSpreadsheet(input: ExtractInput): Promise<Processed
     sheetsMeta.push({
       name,
       index: sheetNumber,
+      type: isChartSheet ? 'chartsheet' : 'worksheet',
       rows: sheetRows,
       tables: analyzed.length,
+      charts: charts.length,
       hidden: hidden.get(name) ?? false,
-      ...(sheet.truncated ? { truncated: true } : {}),
+      ...(sheet?.truncated ? { truncated: true, ...(rowsTotal ? { rows_total: rowsTotal } : {}), ...(full ? { cells_total: full.cells } : {}) } : {}),
     });
   }
 
@@ -130,6 +182,8 @@ export async function extractSpreadsheet(input: ExtractInput): Promise<Processed
       table_count: tables.length,
       total_rows: tables.reduce((n, t) => n + (t.rows?.length ?? 0), 0),
       common_columns: common,
+      chart_count: chartsMeta.length,
+      ...(chartsMeta.length ? { charts: chartsMeta } : {}),
       ...(notes.length ? { notes } : {}),
     },
     tables,
@@ -139,9 +193,49 @@ export async function extractSpreadsheet(input: ExtractInput): Promise<Processed
   };
 }
 
-function readWorkbook(bytes: Buffer): XLSX.WorkBook {
+/** Cached points per series kept in metadata.charts (point_count gives the full number). */
+export const MAX_CHART_META_POINTS = 1_000;
+
+function chartMeta(sheet: string, chart: ChartData): Record<string, unknown> {
+  const points = Math.max(chart.categories.length, ...chart.series.map((s) => s.values.length), 0);
+  return {
+    sheet,
+    type: chart.kinds.join(', ') || 'unknown',
+    title: chart.title,
+    categories: chart.categories.slice(0, MAX_CHART_META_POINTS),
+    series: chart.series.map((s) => ({ name: s.name, values: s.values.slice(0, MAX_CHART_META_POINTS) })),
+    point_count: points,
+    ...(points > MAX_CHART_META_POINTS ? { truncated: true } : {}),
+  };
+}
+
+/** The sheets the workbook part lists; none when it cannot be read (SheetJS then reports why). */
+function sheetsOf(pkg: ReturnType<typeof packageOf>): WorkbookSheet[] {
+  try {
+    return listSheets(pkg);
+  } catch (err) {
+    if (isToolError(err) && err.code === 'PAYLOAD_TOO_LARGE') throw err;
+    return [];
+  }
+}
+
+/** The workbook as the plan says: everything when it all fits, else the sheets (and rows) that do. */
+function readPlanned(bytes: Buffer, plan: SheetReadPlan | null): XLSX.WorkBook {
+  if (!plan) return readWorkbook(bytes, { sheetRows: MAX_SHEET_ROWS });
+  if (!plan.partial && plan.skipped.size === 0) return readWorkbook(bytes, {});
+  const wb = readWorkbook(bytes, { sheets: plan.whole });
+  if (plan.partial) {
+    const part = readWorkbook(bytes, { sheets: [plan.partial.name], sheetRows: plan.partial.rows });
+    const ws = part.Sheets[plan.partial.name];
+    if (ws) wb.Sheets[plan.partial.name] = ws;
+  }
+  return wb;
+}
+
+function readWorkbook(bytes: Buffer, limits: { sheetRows?: number; sheets?: string[] }): XLSX.WorkBook {
   try {
     return XLSX.read(bytes, {
+      ...limits,
       type: 'buffer',
       dense: true,
       cellDates: true,
@@ -150,7 +244,6 @@ function readWorkbook(bytes: Buffer): XLSX.WorkBook {
       cellFormula: false,
       cellNF: false,
       bookVBA: false,
-      sheetRows: MAX_SHEET_ROWS,
       WTF: false,
     });
   } catch (err) {

@@ -2,20 +2,18 @@
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
 import { SAMPLE_URLS } from './examples.ts';
-import { DocumentUrl } from './schemas/documents.ts';
-import { TablesOutput } from './extract-xlsx-tables.ts';
-import { MAX_LISTED_TABLES, sourceFrom, wireTable } from './tool-output.ts';
-
-const Input = Type.Object({ document_url: DocumentUrl }, { additionalProperties: false });
+import { TablesInput, TablesOutput } from './extract-xlsx-tables.ts';
+import { sourceFrom, wireTables } from './tool-output.ts';
 
 export const extractCsvTablesTool = defineTool({
   name: 'extract_csv_tables',
   title: 'Extract the table from a CSV file',
   description:
-    'Return a CSV or TSV file as a Markdown table (first 20 rows) with the detected delimiter (, ; tab |), encoding ' +
-    '(UTF-8, UTF-16, Shift-JIS, Latin-1), header row, column types and row count. Use query_spreadsheet to search all rows.',
+    'Return a CSV or TSV file as a table with all its rows (headers, rows; a Markdown preview of the first 20 rows), the ' +
+    'detected delimiter (, ; tab |), encoding (UTF-8, UTF-16, Shift-JIS, Latin-1), header row, column types and row count. ' +
+    'Big files are paged: call again with next_table_offset and next_row_offset.',
   group: 'extraction',
-  input: Input,
+  input: TablesInput,
   output: TablesOutput,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/csv' },
@@ -25,9 +23,12 @@ export const extractCsvTablesTool = defineTool({
   formats: ['csv'],
   async handler(input, ctx) {
     const { doc, source } = await ctx.services.documents.load(sourceFrom(input.document_url, ctx), ctx, { expect: ['csv'] });
+    const tables = wireTables(doc.tables, input.table_offset, input.row_offset);
     return {
-      tables: doc.tables.slice(0, MAX_LISTED_TABLES).map(wireTable),
+      tables: tables.tables,
       table_count: doc.tables.length,
+      next_table_offset: tables.next_table_offset,
+      next_row_offset: tables.next_row_offset,
       source,
       metadata: doc.metadata,
     };

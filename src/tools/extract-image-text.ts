@@ -2,13 +2,16 @@
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
 import { SAMPLE_URLS } from './examples.ts';
-import { ImageUrl, LanguageFields, MaxChars, Metadata } from './schemas/documents.ts';
-import { clipText, contentBudget, sourceFrom } from './tool-output.ts';
+import { ImageUrl, LanguageFields, MaxChars, Metadata, OcrFields, ocrRequestOf, TextOffset, TextPageFields } from './schemas/documents.ts';
+import { contentBudget, pageText, sourceFrom } from './tool-output.ts';
 
 /** Words listed per result; word_count in metadata reports them all. */
 export const MAX_LISTED_WORDS = 5_000;
 
-const Input = Type.Object({ image_url: ImageUrl, max_chars: Type.Optional(MaxChars) }, { additionalProperties: false });
+const Input = Type.Object(
+  { image_url: ImageUrl, max_chars: Type.Optional(MaxChars), offset: Type.Optional(TextOffset), ...OcrFields },
+  { additionalProperties: false },
+);
 
 const Word = Type.Object({ text: Type.String(), confidence: Type.Number({ minimum: 0, maximum: 100 }) }, { additionalProperties: false });
 
@@ -17,7 +20,7 @@ const Output = Type.Object(
     ocr_results: Type.Array(
       Type.Object(
         {
-          text: Type.String({ description: 'Recognised text, at most max_chars (default 50,000) characters' }),
+          text: Type.String({ description: 'Recognised text from offset, at most max_chars (default 50,000) characters' }),
           confidence: Type.Number({ minimum: 0, maximum: 100, description: 'Mean word confidence, 0-100' }),
           metadata: Metadata,
           words: Type.Array(Word, { description: 'Recognised words with confidence > 0 (at most 5,000 listed)' }),
@@ -26,7 +29,8 @@ const Output = Type.Object(
       ),
     ),
     char_count: Type.Integer({ minimum: 0, description: 'Length of the full recognised text' }),
-    truncated: Type.Boolean(),
+    truncated: Type.Boolean({ description: 'True when text does not reach the end (next_offset says where to go on)' }),
+    ...TextPageFields,
     source: Type.String({ description: 'The URL, or "upload:" and the file name' }),
     ...LanguageFields,
   },
@@ -55,8 +59,9 @@ export const extractImageTextTool = defineTool({
   upload: { urlField: 'image_url' },
   formats: ['image'],
   async handler(input, ctx) {
-    const { doc, source } = await ctx.services.documents.load(sourceFrom(input.image_url, ctx), ctx, { expect: ['image'] });
-    const text = clipText(doc.ocr?.text ?? doc.content, contentBudget(input.max_chars));
+    const ocr = ocrRequestOf(input);
+    const { doc, source } = await ctx.services.documents.load(sourceFrom(input.image_url, ctx), ctx, { expect: ['image'], ...(ocr ? { ocr } : {}) });
+    const text = pageText(doc.ocr?.text ?? doc.content, input.offset, contentBudget(input.max_chars));
     const words = (doc.ocr?.words ?? []).filter((w) => w.confidence > 0);
     return {
       ocr_results: [
@@ -69,6 +74,8 @@ export const extractImageTextTool = defineTool({
       ],
       char_count: text.length,
       truncated: text.truncated,
+      offset: text.offset,
+      next_offset: text.next_offset,
       source,
       detected_language: doc.detected_language ?? 'unknown',
       detected_language_name: doc.detected_language_name ?? 'Unknown',

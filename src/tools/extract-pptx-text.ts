@@ -2,10 +2,13 @@
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
 import { SAMPLE_URLS } from './examples.ts';
-import { DocumentUrl, MaxChars, TextResultFields } from './schemas/documents.ts';
+import { DocumentUrl, MaxChars, TextOffset, TextResultFields } from './schemas/documents.ts';
 import { extractTextResult } from './text-result.ts';
 
-const Input = Type.Object({ document_url: DocumentUrl, max_chars: Type.Optional(MaxChars) }, { additionalProperties: false });
+const Input = Type.Object(
+  { document_url: DocumentUrl, max_chars: Type.Optional(MaxChars), offset: Type.Optional(TextOffset) },
+  { additionalProperties: false },
+);
 
 const Output = Type.Object(
   {

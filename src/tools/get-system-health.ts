@@ -40,7 +40,7 @@ const Model = Type.Object(
 const Output = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
-      description: '"degraded" when a part of the server could not report its state',
+      description: '"degraded" when a part of the server could not report its state, or DATA_DIR takes no writes (features.disk says why)',
     }),
     name: Type.String(),
     version: Type.String(),
@@ -123,6 +123,7 @@ export const getSystemHealthTool = defineTool({
         log.warn({ err }, 'a health reporter failed');
       }
     }
+    if (features.disk?.available === false) status = 'degraded';
     const timeouts = Object.fromEntries(
       (Object.keys(TIMEOUT_SECONDS) as TimeoutClass[]).map((c) => [c, Math.min(TIMEOUT_SECONDS[c], config.REQUEST_TIMEOUT)]),
     ) as Record<TimeoutClass, number>;

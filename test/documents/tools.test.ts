@@ -156,6 +156,14 @@ t.test('extract_xlsx_tables on XLSX and XLS; extract_csv_tables', async (t) => {
   const xlsx = await call(extractXlsxTablesTool, {}, file('xlsx'));
   t.same(xlsx.tables.map((x: { location: string }) => x.location), ['sheet:Sales', 'sheet:Inventory', 'sheet:Notes']);
   t.equal(xlsx.tables[0].metadata.rows, SALES_ROWS);
+  // tables[] carries every row (the content is only a 20-row preview), and nothing is left to page.
+  t.same(xlsx.tables.map((x: { row_count: number; rows: unknown[] }) => [x.row_count, x.rows.length]), [[SALES_ROWS, SALES_ROWS], [3, 3], [xlsx.tables[2].row_count, xlsx.tables[2].row_count]]);
+  t.same(xlsx.tables[0].headers, ['Region', 'Product', 'Units', 'Price', 'Total', 'Date']);
+  t.same(xlsx.tables[0].rows[SALES_ROWS - 1].slice(0, 3), [salesRow(SALES_ROWS - 1).region, salesRow(SALES_ROWS - 1).product, salesRow(SALES_ROWS - 1).units], 'the last row too');
+  t.same([xlsx.next_table_offset, xlsx.next_row_offset], [null, null]);
+  const fromSecond = await call(extractXlsxTablesTool, { table_offset: 1, row_offset: 1 }, file('xlsx'));
+  t.same(fromSecond.tables.map((x: { location: string }) => x.location), ['sheet:Inventory', 'sheet:Notes']);
+  t.same([fromSecond.tables[0].row_offset, fromSecond.tables[0].rows.length, fromSecond.table_count], [1, 2, 3], 'row_offset skips rows of the first listed table');
   const first = salesRow(0);
   t.ok(xlsx.tables[0].content.includes(`| ${first.region} | ${first.product} | ${first.units} | ${first.price} | ${first.units * first.price} | 2024-01-01 |`));
   for (const table of [...xls.tables, ...xlsx.tables]) {
@@ -167,6 +175,7 @@ t.test('extract_xlsx_tables on XLSX and XLS; extract_csv_tables', async (t) => {
   t.equal(csv.table_count, 1);
   t.match(csv.tables[0].metadata, { delimiter: 'semicolon', rows: CSV_FACTS.rows.length, columns: CSV_FACTS.headers.length });
   t.ok(csv.tables[0].content.includes('| 2 | Preston | Dominguez;Mcmillan and Donovan | Bensonview |'), 'a quoted delimiter stays in its cell');
+  t.same([csv.tables[0].row_count, csv.tables[0].headers, csv.tables[0].rows], [CSV_FACTS.rows.length, CSV_FACTS.headers, CSV_FACTS.rows], 'every row');
   // Delimited text named .txt is still a table to the CSV tool.
   const txt = await call(extractCsvTablesTool, {}, { bytes: Buffer.from('name,qty\napple,3\npear,5\n'), filename: 'list.txt' });
   t.equal(txt.table_count, 1);

@@ -82,7 +82,7 @@ t.test('other prefixes work; documents without a prefixed namespace are left alo
   t.same(a.labels.map((l) => l.text), ['1.']);
   t.match(a.xml, `</ww:pPr><ww:r><ww:t>${MARK_OPEN}0${MARK_CLOSE}</ww:t></ww:r><ww:r><ww:t>x</ww:t>`);
   const plain = '<document xmlns="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><body/></document>';
-  t.same(annotateDocumentXml(plain, DEFS), { xml: plain, labels: [], equations: 0, changed: false });
+  t.same(annotateDocumentXml(plain, DEFS), { xml: plain, labels: [], equations: 0, pageBreaks: null, changed: false });
 });
 
 t.test('labelled list levels become bullet levels for mammoth; plain counters and bullets stay', async (t) => {
