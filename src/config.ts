@@ -2,6 +2,7 @@
  * The only reader of process.env. Every variable is parsed once at start-up through a TypeBox
  * schema; an invalid value throws ConfigError naming the variable. The result is frozen and injected.
  */
+import os from 'node:os';
 import path from 'node:path';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
@@ -35,14 +36,36 @@ export const ConfigSchema = Type.Object({
   /** When set, logs are also written to daily-rotating files in this folder. */
   LOG_DIR: Type.String({ default: '' }),
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
+  /** Below this much free space (MB) on DATA_DIR's disk, /health reports 503 "disk: full" and indexes stay in memory. */
+  MIN_FREE_DISK_MB: Int(100, 0, 1_048_576),
   /** Extra Host/Origin values accepted by the DNS-rebinding guard (comma-separated). */
   ALLOWED_ORIGINS: Type.String({ default: '' }),
   MAX_DOWNLOAD_BYTES: Int(100 * 1024 * 1024, 1, 2 ** 40),
   MAX_UPLOAD_BYTES: Int(100 * 1024 * 1024, 1, 2 ** 40),
+  /** HTML elements we build a DOM for; larger pages are read as plain text (metadata.truncated). */
+  HTML_MAX_ELEMENTS: Int(100_000, 1_000, 100_000_000),
+  /** Columns kept per CSV row; wider rows are cut (metadata.columns_truncated). */
+  CSV_MAX_COLUMNS: Int(2_000, 1, 1_000_000),
+  /** Characters kept of a text/Markdown/JSON/XML document; the rest is cut (metadata.truncated). */
+  TEXT_MAX_CHARS: Int(20_000_000, 1_000, 2_000_000_000),
   /** host[:port] list that bypasses the SSRF private-address rule (comma-separated). */
   ALLOWED_HOSTS: Type.String({ default: '' }),
   ALLOW_PRIVATE_NETWORKS: Bool(false),
   OCR_CONCURRENCY: Int(2, 1, 64),
+  /** OCR languages used when a call names none ('+' or ',' separated tesseract codes, e.g. eng+deu). */
+  OCR_LANGUAGES: Type.String({ default: 'eng', pattern: '^[A-Za-z_]{3,16}([+,][A-Za-z_]{3,16})*$' }),
+  /** Folder of extra .traineddata files (e.g. /usr/share/tesseract-ocr/5/tessdata); empty: npm-packaged languages only. */
+  TESSDATA_DIR: Type.String({ default: '' }),
+  /** Scanned pages OCR'd per synchronous call; later pages are marked in the content (knowledge-base jobs OCR all). */
+  OCR_MAX_PAGES: Int(30, 0, 100_000),
+  /** Extraction child processes at most; 0: from the CPU count (2 to 8). */
+  EXTRACT_CONCURRENCY: Int(0, 0, 256),
+  /** Memory ceiling (MB) of one extraction child: heap limit and RSS watchdog. */
+  EXTRACT_MEMORY_MB: Int(1024, 64, 1_048_576),
+  /** Extractions that may wait for a child or for memory; beyond, calls are refused (OVERLOADED). */
+  EXTRACT_QUEUE_MAX: Int(32, 0, 100_000),
+  /** Memory (MB) all running extractions may reserve together; 0: half the machine's, at most 16384. */
+  MAX_MEMORY_MB: Int(0, 0, 16_777_216),
   CACHE_TTL_SECONDS: Int(1800, 1, 7 * 86_400),
   MODELS_DIR: Type.String({ default: '' }),
   MODEL_DOWNLOADS: Type.Union([Type.Literal('auto'), Type.Literal('never')], { default: 'never' }),
@@ -71,6 +94,14 @@ export interface Config extends RawConfig {
   dataDir: string;
   modelsDir: string;
   logDir: string | null;
+  /** EXTRACT_CONCURRENCY, 0 resolved from the CPU count. */
+  extractConcurrency: number;
+  /** MAX_MEMORY_MB, 0 resolved from the machine's memory. */
+  maxMemoryMb: number;
+  /** OCR_LANGUAGES as a list of codes. */
+  ocrLanguages: string[];
+  /** TESSDATA_DIR resolved; null when not set. */
+  tessdataDir: string | null;
 }
 
 /** Names from the original server accepted as aliases of the canonical variables. */
@@ -140,14 +171,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const message = describeProblem(properties[variable], first.message);
     throw new ConfigError(variable, `${message}${shown === undefined ? '' : ` (got ${JSON.stringify(shown)})`}`);
   }
+  if (value.MAX_MEMORY_MB > 0 && value.MAX_MEMORY_MB < value.EXTRACT_MEMORY_MB) {
+    throw new ConfigError('MAX_MEMORY_MB', `must be at least EXTRACT_MEMORY_MB (${value.EXTRACT_MEMORY_MB}), or no extraction could run (got ${value.MAX_MEMORY_MB})`);
+  }
   const dataDir = path.resolve(value.DATA_DIR);
   return Object.freeze({
     ...value,
+    extractConcurrency: value.EXTRACT_CONCURRENCY || Math.max(2, Math.min(8, os.availableParallelism())),
+    maxMemoryMb: value.MAX_MEMORY_MB || Math.max(value.EXTRACT_MEMORY_MB, Math.min(16_384, Math.floor(os.totalmem() / 2 / 1024 / 1024))),
     apiKeys: list(value.API_KEYS),
     allowedHosts: list(value.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
     allowedOrigins: list(value.ALLOWED_ORIGINS),
     dataDir,
     modelsDir: value.MODELS_DIR ? path.resolve(value.MODELS_DIR) : path.join(dataDir, 'models'),
     logDir: value.LOG_DIR ? path.resolve(value.LOG_DIR) : null,
+    ocrLanguages: [...new Set(value.OCR_LANGUAGES.split(/[+,]/))],
+    tessdataDir: value.TESSDATA_DIR ? path.resolve(value.TESSDATA_DIR) : null,
   });
 }
