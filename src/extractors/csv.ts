@@ -17,6 +17,7 @@ import {
 } from './table-pipeline.ts';
 import type { ExtractInput, ProcessedDocument } from './types.ts';
 import type { SheetTable } from './spreadsheet.ts';
+import { CSV_MAX_FIELD_CHARS, resolveLimits } from './limits.ts';
 
 /** Cells kept from one file (a bound on memory; the rest is reported as truncated). */
 export const MAX_CSV_CELLS = 2_000_000;
@@ -34,6 +35,10 @@ export interface ParsedCsv {
   /** 1-based line on which each record starts. */
   lineNumbers: number[];
   truncated: boolean;
+  /** Fields in the widest row as written, when rows were cut to maxColumns (else 0). */
+  widestRow: number;
+  /** Fields cut to maxFieldChars. */
+  truncatedFields: number;
 }
 
 /**
@@ -41,9 +46,15 @@ export interface ParsedCsv {
  * and line breaks; a quote inside an unquoted field is literal; text after a closing quote is kept;
  * CRLF, LF and CR all end a record; rows may have different lengths.
  */
-export function parseDelimited(text: string, delimiter: string, opts: { maxCells?: number; maxRecords?: number } = {}): ParsedCsv {
+export function parseDelimited(
+  text: string,
+  delimiter: string,
+  opts: { maxCells?: number; maxRecords?: number; maxColumns?: number; maxFieldChars?: number } = {},
+): ParsedCsv {
   const maxCells = opts.maxCells ?? MAX_CSV_CELLS;
   const maxRecords = opts.maxRecords ?? Infinity;
+  const maxColumns = opts.maxColumns ?? Infinity;
+  const maxField = opts.maxFieldChars ?? CSV_MAX_FIELD_CHARS;
   const records: string[][] = [];
   const lineNumbers: number[] = [];
   let cells = 0;
@@ -54,11 +65,35 @@ export function parseDelimited(text: string, delimiter: string, opts: { maxCells
   let inQuotes = false;
   let fieldStart = true;
   let truncated = false;
+  // Fields of the current row past maxColumns are parsed but not kept.
+  let rowFields = 0;
+  let widestRow = 0;
+  let truncatedFields = 0;
+  let fieldCut = false;
+
+  const append = (from: number, to: number): void => {
+    const room = maxField - field.length;
+    if (to - from <= room) field += text.slice(from, to);
+    else {
+      if (room > 0) field += text.slice(from, from + room);
+      fieldCut = true;
+    }
+  };
+  const endField = (): void => {
+    rowFields++;
+    if (row.length < maxColumns) {
+      row.push(field);
+      if (fieldCut) truncatedFields++;
+    }
+    field = '';
+    fieldCut = false;
+    fieldStart = true;
+  };
 
   const endRecord = (): boolean => {
-    row.push(field);
-    field = '';
-    fieldStart = true;
+    endField();
+    if (rowFields > maxColumns && rowFields > widestRow) widestRow = rowFields;
+    rowFields = 0;
     if (row.some((f) => f.trim() !== '')) {
       records.push(row);
       lineNumbers.push(recordLine);
@@ -75,28 +110,34 @@ export function parseDelimited(text: string, delimiter: string, opts: { maxCells
     if (inQuotes) {
       if (ch === '"') {
         if (text[i + 1] === '"') {
-          field += '"';
+          append(i, i + 1);
           i++;
         } else inQuotes = false;
-      } else {
-        if (ch === '\n' || (ch === '\r' && text[i + 1] !== '\n')) line++;
-        field += ch;
+        continue;
       }
+      // The run up to the next quote in one slice: an unterminated quote runs to the end of the
+      // file, and per-character appends would build a rope of millions of pieces.
+      let j = text.indexOf('"', i);
+      if (j < 0) j = n;
+      for (let k = i; k < j; k++) {
+        const c = text.charCodeAt(k);
+        if (c === 10 || (c === 13 && text.charCodeAt(k + 1) !== 10)) line++;
+      }
+      append(i, j);
+      i = j - 1;
       continue;
     }
     if (ch === '"' && fieldStart) {
       inQuotes = true;
       fieldStart = false;
     } else if (ch === delimiter) {
-      row.push(field);
-      field = '';
-      fieldStart = true;
+      endField();
     } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
       line++;
       if (!endRecord()) {
-        truncated = i + 1 < n && text.slice(i + 1).trim() !== '';
-        return { records, lineNumbers, truncated };
+        truncated = /\S/.test(text.slice(i + 1, i + 1 + 4096)) || (i + 4097 < n && text.slice(i + 4097).trim() !== '');
+        return { records, lineNumbers, truncated, widestRow, truncatedFields };
       }
       recordLine = line;
     } else {
@@ -108,13 +149,13 @@ export function parseDelimited(text: string, delimiter: string, opts: { maxCells
         if (c === delimiter || c === '\n' || c === '\r') break;
         j++;
       }
-      field += text.slice(i, j);
+      append(i, j);
       fieldStart = false;
       i = j - 1;
     }
   }
-  if (field !== '' || row.length > 0) endRecord();
-  return { records, lineNumbers, truncated };
+  if (field !== '' || rowFields > 0) endRecord();
+  return { records, lineNumbers, truncated, widestRow, truncatedFields };
 }
 
 /**
@@ -162,11 +203,24 @@ export async function extractCsv(input: ExtractInput): Promise<ProcessedDocument
   input.signal.throwIfAborted();
   const { text, encoding } = decodeText(input.bytes, { contentType: input.contentType });
   const delimiter = sniffDelimiter(text, { filename: input.filename, contentType: input.contentType });
-  const parsed = parseDelimited(text, delimiter);
+  const { csvMaxColumns } = resolveLimits(input.limits);
+  const parsed = parseDelimited(text, delimiter, { maxColumns: csvMaxColumns });
   if (parsed.records.length === 0) {
     throw toolError('PROCESSING_ERROR', 'The CSV file has no rows (it is empty or blank)');
   }
   input.signal.throwIfAborted();
+
+  // What the decode-size limits cut, said in metadata (flags) and in words (notes).
+  const cut: string[] = [];
+  const cutFlags: Record<string, unknown> = {};
+  if (parsed.widestRow > 0) {
+    cut.push(`Rows were cut to the first ${csvMaxColumns} columns (CSV_MAX_COLUMNS); the widest row has ${parsed.widestRow}.`);
+    Object.assign(cutFlags, { columns_truncated: true, column_limit: csvMaxColumns, widest_row_columns: parsed.widestRow });
+  }
+  if (parsed.truncatedFields > 0) {
+    cut.push(`${parsed.truncatedFields} ${parsed.truncatedFields === 1 ? 'field was' : 'fields were'} cut to ${CSV_MAX_FIELD_CHARS} characters.`);
+    Object.assign(cutFlags, { fields_truncated: parsed.truncatedFields, field_char_limit: CSV_MAX_FIELD_CHARS });
+  }
 
   const name = input.filename ? input.filename.replace(/^.*[\\/]/, '') : 'csv';
   const table = analyzeTable(parsed.records as Cell[][], parsed.lineNumbers);
@@ -201,7 +255,8 @@ export async function extractCsv(input: ExtractInput): Promise<ProcessedDocument
       delimiter: delimiterName(delimiter),
       encoding,
       ...(table.preamble.length ? { title: table.preamble.join(' ').slice(0, 300) } : {}),
-      ...(parsed.truncated ? { truncated: true } : {}),
+      ...(parsed.truncated || cut.length ? { truncated: true } : {}),
+      ...cutFlags,
     },
     headers: table.headers,
     rows: table.rows,
@@ -221,7 +276,13 @@ export async function extractCsv(input: ExtractInput): Promise<ProcessedDocument
       sheet_names: [name],
       table_count: 1,
       total_rows: n,
-      ...(parsed.truncated ? { truncated: true, notes: [`Only the first ${parsed.records.length} records were read (size limit).`] } : {}),
+      ...(parsed.truncated || cut.length
+        ? {
+            truncated: true,
+            notes: [...(parsed.truncated ? [`Only the first ${parsed.records.length} records were read (size limit).`] : []), ...cut],
+          }
+        : {}),
+      ...cutFlags,
     },
     tables: [csvTable],
     images: [],

@@ -15,6 +15,53 @@ export interface DecodedText {
   text: string;
   /** Canonical lower-case name of the encoding that was used, e.g. 'utf-8', 'utf-16le', 'shift_jis'. */
   encoding: string;
+  /** Set when `maxChars` cut the text (the rest of the bytes was never decoded). */
+  truncated?: boolean;
+}
+
+export interface DecodeOptions {
+  contentType?: string;
+  /**
+   * Decode at most this many characters. Bytes are decoded in steps of at most the characters
+   * still wanted (a character is at least one byte), so no more than that is ever allocated, and
+   * the encoding checks look at the decoded prefix only.
+   */
+  maxChars?: number;
+}
+
+type ChunkDecoder = (chunk: Buffer, last: boolean) => string;
+
+/** Decodes a prefix of `bytes` of at most maxChars characters; null when the decoder throws. */
+function decodeBounded(bytes: Buffer, maxChars: number, decoder: ChunkDecoder): { text: string; truncated: boolean } | null {
+  const parts: string[] = [];
+  let len = 0;
+  let off = 0;
+  try {
+    while (off < bytes.length && len < maxChars) {
+      const end = Math.min(bytes.length, off + Math.max(4, maxChars - len));
+      const piece = decoder(bytes.subarray(off, end), end >= bytes.length);
+      parts.push(piece);
+      len += piece.length;
+      off = end;
+    }
+  } catch {
+    return null;
+  }
+  const text = parts.join('');
+  return { text: text.length > maxChars ? text.slice(0, maxChars) : text, truncated: off < bytes.length || text.length > maxChars };
+}
+
+function utf8Decoder(fatal: boolean): ChunkDecoder {
+  const d = new TextDecoder('utf-8', { fatal, ignoreBOM: true });
+  return (chunk, last) => d.decode(chunk, { stream: !last });
+}
+
+function iconvDecoder(encoding: string): ChunkDecoder {
+  const d = iconv.getDecoder(encoding);
+  return (chunk, last) => {
+    const s = d.write(chunk);
+    return last ? s + (d.end() ?? '') : s;
+  };
 }
 
 /** Bytes inspected by the statistical checks; enough for a stable verdict, cheap on large files. */
@@ -23,7 +70,9 @@ const SAMPLE_BYTES = 64 * 1024;
 const CHARDET_MIN_CONFIDENCE = 50;
 const CJK_MULTIBYTE = new Set(['shift_jis', 'euc-jp', 'gb18030', 'big5', 'euc-kr', 'iso-2022-jp']);
 
-export function decodeText(bytes: Buffer, opts: { contentType?: string } = {}): DecodedText {
+export function decodeText(bytes: Buffer, opts: DecodeOptions = {}): DecodedText {
+  // Fewer bytes than the limit cannot decode to more characters: the unbounded path, unchanged.
+  if (opts.maxChars !== undefined && bytes.length > opts.maxChars) return decodeTextBounded(bytes, opts.contentType, opts.maxChars);
   const bom = decodeByBom(bytes);
   if (bom) return bom;
 
@@ -152,4 +201,42 @@ function looksLikeShiftJis(sample: Buffer): boolean {
     i += 2;
   }
   return doubles >= 2 && adjacent / doubles >= 0.4;
+}
+
+/** decodeText's order of evidence, decoding at most maxChars characters. */
+function decodeTextBounded(bytes: Buffer, contentType: string | undefined, maxChars: number): DecodedText {
+  const done = (r: { text: string; truncated: boolean }, encoding: string): DecodedText => ({
+    text: r.text,
+    encoding,
+    ...(r.truncated ? { truncated: true } : {}),
+  });
+  const lossy = (encoding: string, decoder: ChunkDecoder, from = bytes): DecodedText => done(decodeBounded(from, maxChars, decoder)!, encoding);
+
+  const bom = bomOf(bytes);
+  if (bom) {
+    const body = bytes.subarray(bom.length);
+    return lossy(bom.encoding, bom.encoding === 'utf-8' ? utf8Decoder(false) : iconvDecoder(bom.encoding), body);
+  }
+  const declared = charsetFromContentType(contentType);
+  if (declared) {
+    if (isUtf8Name(declared)) {
+      const r = decodeBounded(bytes, maxChars, utf8Decoder(true));
+      if (r) return done(r, 'utf-8');
+    } else if (iconv.encodingExists(declared)) {
+      return lossy(declared.toLowerCase(), iconvDecoder(declared));
+    }
+  }
+  const sample = bytes.subarray(0, SAMPLE_BYTES);
+  const utf16 = sniffUtf16(sample);
+  if (utf16) return lossy(utf16, iconvDecoder(utf16));
+  const utf8 = decodeBounded(bytes, maxChars, utf8Decoder(true));
+  if (utf8) return done(utf8, 'utf-8');
+  if (looksBinary(sample)) return lossy('utf-8', utf8Decoder(false));
+  if (looksLikeShiftJis(sample)) return lossy('shift_jis', iconvDecoder('cp932'));
+  const guess = chardet.analyse(sample)[0];
+  if (guess && guess.confidence >= CHARDET_MIN_CONFIDENCE) {
+    const name = guess.name.toLowerCase();
+    if (CJK_MULTIBYTE.has(name) && iconv.encodingExists(name)) return lossy(name, iconvDecoder(name));
+  }
+  return lossy('windows-1252', iconvDecoder('windows-1252'));
 }

@@ -5,6 +5,7 @@
  * Works on any DOM with the standard Node/Element interfaces (jsdom here).
  */
 import { toPipeTable } from './markdown-table.ts';
+import { TABLE_MAX_CELLS, TABLE_MAX_COLUMNS } from './limits.ts';
 import type { PageSpan } from './types.ts';
 
 const ELEMENT = 1;
@@ -34,6 +35,11 @@ export interface WalkOptions {
    * inline targets would crowd retrieval text (a Wikipedia article grows by a quarter).
    */
   inlineLinks?: boolean;
+  /**
+   * Tables of one row (2+ columns) are data, not layout. Word authors use such tables for records
+   * (a chat export's message row); on web pages one-row tables are mostly layout.
+   */
+  oneRowTables?: boolean;
 }
 
 export interface WalkResult {
@@ -59,7 +65,15 @@ const BLOCK = new Set([
 // Line breaks from <br> survive whitespace collapsing as this private-use sentinel.
 const BR = '\uE000';
 
+/**
+ * Recursion depth of the walk (element levels) before a subtree is read flat by an iterative scan.
+ * HTML arrives bounded to 512 levels (limits.ts); this guards every other caller (DOCX) against a
+ * stack overflow on a pathologically deep tree.
+ */
+export const WALK_MAX_DEPTH = 1000;
+
 interface Ctx {
+  depth: number;
   opts: WalkOptions;
   tables: WalkedTable[];
   links: WalkedLink[];
@@ -78,6 +92,8 @@ export function resolveHref(href: string | null, baseUrl?: string): string | nul
   if (!href) return null;
   const h = href.trim();
   if (!h || h.startsWith('#') || /^(javascript|data|vbscript):/i.test(h)) return null;
+  // canParse first: a thrown TypeError per relative link is slow on link-heavy pages.
+  if (!URL.canParse(h, baseUrl)) return null;
   try {
     const u = baseUrl ? new URL(h, baseUrl) : new URL(h);
     if (u.protocol !== 'http:' && u.protocol !== 'https:' && u.protocol !== 'mailto:') return null;
@@ -104,11 +120,49 @@ function collapse(s: string): string {
     .trim();
 }
 
+/** Text of a subtree without recursion: visible text, blocks spaced, <br> kept. */
+function flatText(root: Node): string {
+  const parts: string[] = [];
+  let node: Node | null = root;
+  while (node) {
+    let descend = false;
+    if (node.nodeType === TEXT) parts.push(node.nodeValue ?? '');
+    else if (node.nodeType === ELEMENT) {
+      const el = node as Element;
+      const name = el.localName;
+      if (name === 'br') parts.push(BR);
+      else if (!SKIP.has(name) && !isHidden(el)) {
+        if (BLOCK.has(name)) parts.push(' ');
+        descend = el.firstChild !== null;
+      }
+    }
+    if (descend) {
+      node = node.firstChild;
+      continue;
+    }
+    while (node && node !== root && !node.nextSibling) {
+      node = node.parentNode;
+      if (node && node.nodeType === ELEMENT && BLOCK.has((node as Element).localName)) parts.push(' ');
+    }
+    node = node && node !== root ? node.nextSibling : null;
+  }
+  return parts.join('');
+}
+
 /** Inline rendering of a node's content (block children flattened with spaces). */
 function inline(node: Node, ctx: Ctx): string {
   if (node.nodeType === TEXT) return node.nodeValue ?? '';
   if (node.nodeType !== ELEMENT) return '';
-  const el = node as Element;
+  if (ctx.depth >= WALK_MAX_DEPTH) return ` ${flatText(node)} `;
+  ctx.depth++;
+  try {
+    return inlineElement(node as Element, ctx);
+  } finally {
+    ctx.depth--;
+  }
+}
+
+function inlineElement(el: Element, ctx: Ctx): string {
   const name = el.localName;
   if (SKIP.has(name) || isHidden(el)) return '';
   if (name === 'br') return BR;
@@ -139,6 +193,16 @@ function inline(node: Node, ctx: Ctx): string {
 }
 
 function listBlock(el: Element, ctx: Ctx, indent: string): string {
+  if (ctx.depth >= WALK_MAX_DEPTH) return `${indent}${collapse(flatText(el))}`;
+  ctx.depth++;
+  try {
+    return listLines(el, ctx, indent);
+  } finally {
+    ctx.depth--;
+  }
+}
+
+function listLines(el: Element, ctx: Ctx, indent: string): string {
   const ordered = el.localName === 'ol';
   let n = Number.parseInt(el.getAttribute('start') ?? '1', 10);
   if (!Number.isFinite(n)) n = 1;
@@ -210,8 +274,12 @@ function span(el: Element, attr: string): number {
 function tableGrid(table: Element, ctx: Ctx): string[][] {
   const grid: string[][] = [];
   const pending: Array<{ left: number; text: string } | undefined> = [];
-  rowsOf(table).forEach((tr, ri) => {
-    const row: string[] = (grid[ri] = []);
+  let width = 0;
+  for (const tr of rowsOf(table)) {
+    // colspan/rowspan can multiply a few bytes into millions of cells: the padded grid is capped.
+    if ((grid.length + 1) * Math.max(width, 1) > TABLE_MAX_CELLS) break;
+    const row: string[] = [];
+    grid.push(row);
     let col = 0;
     const fillPending = (): void => {
       while (pending[col] && pending[col]!.left > 0) {
@@ -223,8 +291,9 @@ function tableGrid(table: Element, ctx: Ctx): string[][] {
     for (let cell = tr.firstElementChild; cell; cell = cell.nextElementSibling) {
       if (cell.localName !== 'td' && cell.localName !== 'th') continue;
       fillPending();
+      if (col >= TABLE_MAX_COLUMNS) break;
       const text = cellText(cell, ctx);
-      const cs = span(cell, 'colspan');
+      const cs = Math.min(span(cell, 'colspan'), TABLE_MAX_COLUMNS - col);
       const rs = span(cell, 'rowspan');
       for (let k = 0; k < cs; k++) {
         row[col] = text;
@@ -240,15 +309,15 @@ function tableGrid(table: Element, ctx: Ctx): string[][] {
         pending[c]!.left--;
       }
     }
-  });
-  const width = Math.max(0, ...grid.map((r) => r.length));
+    if (row.length > width) width = row.length;
+  }
   return grid.map((r) => Array.from({ length: width }, (_, i) => r[i] ?? ''));
 }
 
-function isLayoutTable(table: Element, grid: string[][]): boolean {
+function isLayoutTable(table: Element, grid: string[][], oneRowTables = false): boolean {
   if (table.getAttribute('role') === 'presentation') return true;
   const width = grid[0]?.length ?? 0;
-  if (grid.length < 2 || width < 2) return true;
+  if (grid.length < (oneRowTables ? 1 : 2) || width < 2) return true;
   // Page layout rather than data: headings in cells, long prose cells, or large nested tables.
   if (table.querySelector('h1, h2, h3, h4, h5, h6')) return true;
   if (grid.some((r) => r.some((c) => c.length > 1500))) return true;
@@ -258,7 +327,7 @@ function isLayoutTable(table: Element, grid: string[][]): boolean {
 function tableBlock(table: Element, ctx: Ctx, indent = ''): string {
   const grid = tableGrid(table, ctx);
   // Layout tables (one column, one row, nested tables) read as ordinary blocks.
-  if (isLayoutTable(table, grid)) {
+  if (isLayoutTable(table, grid, ctx.opts.oneRowTables)) {
     const out: string[] = [];
     for (const tr of rowsOf(table)) {
       for (let cell = tr.firstElementChild; cell; cell = cell.nextElementSibling) {
@@ -281,6 +350,20 @@ function tableBlock(table: Element, ctx: Ctx, indent = ''): string {
 
 /** Walk block structure, appending Markdown blocks to out. */
 function blocks(el: Element, ctx: Ctx, out: string[]): void {
+  if (ctx.depth >= WALK_MAX_DEPTH) {
+    const t = collapse(flatText(el));
+    if (t) out.push(t);
+    return;
+  }
+  ctx.depth++;
+  try {
+    blockChildren(el, ctx, out);
+  } finally {
+    ctx.depth--;
+  }
+}
+
+function blockChildren(el: Element, ctx: Ctx, out: string[]): void {
   let buf = '';
   const flush = (): void => {
     const t = collapse(buf);
@@ -333,7 +416,7 @@ function blocks(el: Element, ctx: Ctx, out: string[]): void {
 
 /** Render an element (document body, article root) as Markdown. */
 export function walkToMarkdown(root: Element, opts: WalkOptions = {}): WalkResult {
-  const ctx: Ctx = { opts, tables: [], links: [], images: [], headings: 0 };
+  const ctx: Ctx = { depth: 0, opts, tables: [], links: [], images: [], headings: 0 };
   const out: string[] = [];
   blocks(root, ctx, out);
   return { markdown: out.join('\n\n'), tables: ctx.tables, links: ctx.links, images: ctx.images, headings: ctx.headings };

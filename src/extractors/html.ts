@@ -11,6 +11,19 @@ import type { ExtractInput, ExtractedTable, ExtractedUrl, ProcessedDocument } fr
 import { decodeText } from './decode-text.ts';
 import { resolveHref, sectionsByHeadings, walkToMarkdown } from './html-markdown.ts';
 import { toPipeTable } from './markdown-table.ts';
+import { boundHtml } from './html-bounds.ts';
+import { stripScriptsAndStyles } from './html-scan.ts';
+import { htmlToPlainText } from './html-text.ts';
+import {
+  HTML_DEPTH_PER_ELEMENT,
+  HTML_MAX_LINKS,
+  HTML_TAGS_PER_ELEMENT,
+  READABILITY_MAX_CHILDREN,
+  READABILITY_MAX_DEPTH,
+  READABILITY_MAX_DEPTH_SUM,
+  READABILITY_MAX_ELEMENTS,
+  resolveLimits,
+} from './limits.ts';
 
 export interface HtmlOptions {
   /** URL the page came from: relative links resolve against it (and against <base href>). */
@@ -18,13 +31,10 @@ export interface HtmlOptions {
 }
 
 const TABLE_CONTENT_MAX = 5000;
-const MAX_LINKS = 5000;
 const MAX_IMAGES = 1000;
 /** Readability's article must keep at least this share of the body text, else we use the body. */
 const MIN_ARTICLE_SHARE = 0.2;
 const MIN_ARTICLE_CHARS = 200;
-/** Readability walks every element; past this many we skip it and use the body (bounded time). */
-const READABILITY_MAX_ELEMENTS = 60_000;
 
 /** Largest page we build a DOM for: jsdom needs roughly 50-100 bytes of heap per source byte. */
 const MAX_HTML_CHARS = 20 * 1024 * 1024;
@@ -54,8 +64,6 @@ export function decodeHtml(bytes: Buffer, contentType?: string): { text: string;
   }
   return decodeText(bytes, { contentType: declared });
 }
-
-const STRIP_RE = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
 
 function parseDom(html: string): JSDOM {
   try {
@@ -109,10 +117,26 @@ export async function extractHtml(input: ExtractInput, opts: HtmlOptions = {}): 
 
   // Script and style bodies are dropped before parsing: they are never content, and jsdom would
   // otherwise parse every stylesheet.
-  const html = decoded.text.replace(STRIP_RE, '');
-  if (html.length > MAX_HTML_CHARS) {
-    throw toolError('PAYLOAD_TOO_LARGE', `HTML page too large to parse: ${html.length} characters (limit ${MAX_HTML_CHARS})`);
+  const stripped = stripScriptsAndStyles(decoded.text);
+  if (stripped.length > MAX_HTML_CHARS) {
+    throw toolError('PAYLOAD_TOO_LARGE', `HTML page too large to parse: ${stripped.length} characters (limit ${MAX_HTML_CHARS})`);
   }
+  const limits = resolveLimits(input.limits);
+  const { html, shape } = boundHtml(stripped);
+  signal.throwIfAborted();
+  const max = limits.htmlMaxElements;
+  const overBudget =
+    shape.elements > max
+      ? `The page has about ${shape.elements} elements, more than HTML_MAX_ELEMENTS (${max})`
+      : shape.tags > max * HTML_TAGS_PER_ELEMENT
+        ? `The page has ${shape.tags} tags, more than ${HTML_TAGS_PER_ELEMENT} per element of HTML_MAX_ELEMENTS (${max})`
+        : shape.depthSum > max * HTML_DEPTH_PER_ELEMENT
+          ? `The page nests its ${shape.elements} elements ${Math.round(shape.depthSum / Math.max(1, shape.elements))} deep on average, past the DOM budget of HTML_MAX_ELEMENTS (${max}) x ${HTML_DEPTH_PER_ELEMENT} levels`
+          : '';
+  if (overBudget) return plainTextDocument(html, decoded.encoding, overBudget, opts.baseUrl);
+  const bounding: Record<string, unknown> = {};
+  if (shape.flattened > 0) bounding.flattened_elements = shape.flattened;
+  if (shape.formattingDropped > 0) bounding.dropped_formatting_elements = shape.formattingDropped;
   let dom = parseDom(html);
   try {
     const doc = dom.window.document;
@@ -122,10 +146,11 @@ export async function extractHtml(input: ExtractInput, opts: HtmlOptions = {}): 
     const urls: ExtractedUrl[] = [];
     const seen = new Set<string>();
     for (const a of doc.querySelectorAll('a[href], area[href]')) {
-      if (urls.length >= MAX_LINKS) break;
       const url = resolveHref(a.getAttribute('href'), base);
       if (!url || seen.has(url)) continue;
       seen.add(url);
+      // Past the cap only the count goes on (no context, no navigation lookup).
+      if (urls.length >= HTML_MAX_LINKS) continue;
       urls.push({
         url,
         type: inNavigation(a) ? 'navigation' : 'general',
@@ -151,7 +176,15 @@ export async function extractHtml(input: ExtractInput, opts: HtmlOptions = {}): 
     // Readability rewrites the document it reads; we let it (cheaper than a clone) and parse again
     // only in the rare case that we fall back to the body.
     let article: ReturnType<Readability<Node>['parse']> = null;
-    if (bodyTextLength > 0 && doc.getElementsByTagName('*').length <= READABILITY_MAX_ELEMENTS) {
+    let readabilityRan = false;
+    if (
+      bodyTextLength > 0 &&
+      shape.maxChildren <= READABILITY_MAX_CHILDREN &&
+      shape.maxDepth <= READABILITY_MAX_DEPTH &&
+      shape.depthSum <= READABILITY_MAX_DEPTH_SUM &&
+      doc.getElementsByTagName('*').length <= READABILITY_MAX_ELEMENTS
+    ) {
+      readabilityRan = true;
       try {
         article = new Readability<Node>(doc, { serializer: (n) => n, charThreshold: 300 }).parse();
       } catch {
@@ -168,6 +201,9 @@ export async function extractHtml(input: ExtractInput, opts: HtmlOptions = {}): 
     let root: Element | null;
     if (useArticle) {
       root = article!.content as Element;
+    } else if (!readabilityRan) {
+      // Nothing rewrote the document: its body is what a fresh parse would give.
+      root = doc.body;
     } else {
       dom.window.close();
       dom = parseDom(html);
@@ -198,6 +234,8 @@ export async function extractHtml(input: ExtractInput, opts: HtmlOptions = {}): 
       table_count: tables.length,
       image_count: images.length,
       link_count: urls.length,
+      ...(seen.size > urls.length ? { link_total: seen.size, links_truncated: true } : {}),
+      ...bounding,
     };
     if (title) metadata.title = title;
     const byline = plausibleByline(article?.byline) ?? plausibleByline(metaAuthor);
@@ -223,4 +261,25 @@ export async function extractHtml(input: ExtractInput, opts: HtmlOptions = {}): 
   } finally {
     dom.window.close();
   }
+}
+
+/** A page past HTML_MAX_ELEMENTS: its text from a linear scan, flagged, with no DOM built. */
+function plainTextDocument(html: string, encoding: string, reason: string, baseUrl?: string): ProcessedDocument {
+  const plain = htmlToPlainText(html, { maxLinks: HTML_MAX_LINKS, ...(baseUrl ? { baseUrl } : {}) });
+  const title = plain.title;
+  let content = plain.content;
+  if (title && !content.slice(0, 500).includes(title)) content = content ? `# ${title}\n\n${content}` : `# ${title}`;
+  const metadata: Record<string, unknown> = {
+    format: 'html',
+    encoding,
+    extraction_method: 'plain_text',
+    table_count: 0,
+    image_count: 0,
+    link_count: plain.urls.length,
+    ...(plain.linkTotal > plain.urls.length ? { link_total: plain.linkTotal, links_truncated: true } : {}),
+    truncated: true,
+    notes: [`${reason}: it was read as plain text, without tables, images or the main-content selection.`],
+  };
+  if (title) metadata.title = title;
+  return { kind: 'html', content, metadata, tables: [], images: [], urls: plain.urls, pages: sectionsByHeadings(content, 2) };
 }

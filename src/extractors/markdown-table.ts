@@ -33,7 +33,9 @@ function line(cells: string[]): string {
 export function toPipeTable(rows: unknown[][], opts: PipeTableOptions = {}): string {
   const all = opts.header ? [opts.header, ...rows] : rows;
   if (all.length === 0) return '';
-  const width = Math.max(1, ...all.map((r) => r.length));
+  // A loop, not Math.max(...rows): spreading 100k+ rows overflows the call stack.
+  let width = 1;
+  for (const r of all) if (r.length > width) width = r.length;
   const norm = (r: unknown[]): string[] => {
     const out = new Array<string>(width);
     for (let i = 0; i < width; i++) out[i] = escapeCell(r[i]);

@@ -6,6 +6,7 @@
 import type { ExtractInput, ProcessedDocument } from './types.ts';
 import { decodeText } from './decode-text.ts';
 import { sectionsByHeadings } from './html-markdown.ts';
+import { resolveLimits } from './limits.ts';
 
 export type TextFormat = 'text' | 'markdown' | 'json' | 'xml';
 
@@ -45,21 +46,60 @@ function looksLikeJson(text: string): boolean {
   }
 }
 
+/** The first `max` non-empty lines, without splitting the whole text. */
+function firstLines(text: string, max: number): string[] {
+  const out: string[] = [];
+  let at = 0;
+  while (at <= text.length && out.length < max) {
+    let nl = text.indexOf('\n', at);
+    if (nl < 0) nl = text.length;
+    const line = text.slice(at, nl);
+    if (line.trim()) out.push(line);
+    at = nl + 1;
+  }
+  return out;
+}
+
 /** JSON Lines: every non-empty line is its own JSON value. */
 function isJsonLines(text: string): boolean {
-  const lines = text.split('\n').filter((l) => l.trim());
+  const lines = firstLines(text, 50);
   if (lines.length < 2) return false;
   try {
-    for (const l of lines.slice(0, 50)) JSON.parse(l);
+    for (const l of lines) JSON.parse(l);
     return true;
   } catch {
     return false;
   }
 }
 
+/** Lines and the longest one, counted without materialising every line. */
+function lineStats(text: string): { count: number; longest: number } {
+  if (!text) return { count: 0, longest: 0 };
+  let count = 0;
+  let longest = 0;
+  let at = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', at);
+    const end = nl < 0 ? text.length : nl;
+    if (end - at > longest) longest = end - at;
+    count++;
+    if (nl < 0) return { count, longest };
+    at = nl + 1;
+  }
+}
+
+function countWords(text: string): number {
+  const re = /[\p{L}\p{N}]+/gu;
+  let n = 0;
+  // test() advances lastIndex without building a match array per word.
+  while (re.test(text)) n++;
+  return n;
+}
+
 export async function extractText(input: ExtractInput): Promise<ProcessedDocument> {
   input.signal.throwIfAborted();
-  const decoded = decodeText(input.bytes, { contentType: input.contentType });
+  const { textMaxChars } = resolveLimits(input.limits);
+  const decoded = decodeText(input.bytes, { contentType: input.contentType, maxChars: textMaxChars });
   // Normalise line endings, drop NULs, and trim blank lines at either end.
   let text = decoded.text
     .replace(/\r\n?/g, '\n')
@@ -73,17 +113,20 @@ export async function extractText(input: ExtractInput): Promise<ProcessedDocumen
     try {
       const value: unknown = JSON.parse(text);
       metadata.json_valid = true;
-      const longest = text.split('\n').reduce((m, l) => Math.max(m, l.length), 0);
-      if (longest > 500) text = JSON.stringify(value, null, 2);
+      if (lineStats(text).longest > 500) text = JSON.stringify(value, null, 2);
     } catch {
       metadata.json_valid = false;
       if (isJsonLines(text)) metadata.json_lines = true;
     }
   }
   metadata.char_count = text.length;
-  metadata.line_count = text ? text.split('\n').length : 0;
-  metadata.word_count = (text.match(/[\p{L}\p{N}]+/gu) ?? []).length;
-  if (!text.trim()) metadata.empty = true;
+  metadata.line_count = lineStats(text).count;
+  metadata.word_count = countWords(text);
+  if (!/\S/.test(text)) metadata.empty = true;
+  if (decoded.truncated) {
+    metadata.truncated = true;
+    metadata.notes = [`Only the first ${textMaxChars} characters were read (TEXT_MAX_CHARS).`];
+  }
 
   return {
     kind: 'text',

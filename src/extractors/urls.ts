@@ -4,6 +4,7 @@
  * hyperlinks the format extractors found (DOCX/PPTX relationships, HTML anchors), de-duplicated.
  */
 import type { ExtractedUrl, PageSpan, ProcessedDocument } from './types.ts';
+import { URL_MAX_CHARS } from './limits.ts';
 
 export const URL_CONTEXT_CHARS = 100;
 /** Keeps the urls[] of a link-heavy document bounded. */
@@ -18,31 +19,44 @@ const API_PATH = /(^|\/)(api|apis|graphql|rest|rpc|oauth2?|swagger|openapi)(\/|$
 
 /** Trims punctuation that ends the sentence rather than the URL, keeping balanced brackets. */
 export function trimUrl(raw: string): string {
-  let url = raw;
-  for (;;) {
-    const last = url.at(-1);
-    if (last === undefined) return url;
+  let end = raw.length;
+  // Bracket counts are taken once and updated as closers are cut (a recount per cut character
+  // is quadratic on a URL followed by a long run of `)`).
+  let counted = false;
+  let parenOpen = 0;
+  let parenClose = 0;
+  let squareOpen = 0;
+  let squareClose = 0;
+  while (end > 0) {
+    const last = raw[end - 1];
     if ('.,;:!?*\'"'.includes(last)) {
-      url = url.slice(0, -1);
+      end--;
       continue;
     }
-    const pairs: Record<string, string> = { ')': '(', ']': '[' };
-    const open = pairs[last];
-    if (open !== undefined) {
-      const opens = url.split(open).length - 1;
-      const closes = url.split(last).length - 1;
-      if (closes > opens) {
-        url = url.slice(0, -1);
-        continue;
+    if (last !== ')' && last !== ']') break;
+    if (!counted) {
+      for (let i = 0; i < end; i++) {
+        const c = raw[i];
+        if (c === '(') parenOpen++;
+        else if (c === ')') parenClose++;
+        else if (c === '[') squareOpen++;
+        else if (c === ']') squareClose++;
       }
+      counted = true;
     }
-    return url;
+    if (last === ')' && parenClose > parenOpen) parenClose--;
+    else if (last === ']' && squareClose > squareOpen) squareClose--;
+    else break;
+    end--;
   }
+  return end === raw.length ? raw : raw.slice(0, end);
 }
 
 function parseLoose(url: string): URL | null {
+  const full = /^www\./i.test(url) ? `http://${url}` : url;
+  if (!URL.canParse(full)) return null;
   try {
-    return new URL(/^www\./i.test(url) ? `http://${url}` : url);
+    return new URL(full);
   } catch {
     return null;
   }
@@ -88,19 +102,32 @@ export function locationAt(pages: readonly PageSpan[], offset: number): string |
 
 const squash = (s: string) => s.replace(/\s+/g, ' ');
 
-/** URLs found in text, in order of first appearance, de-duplicated, at most `limit`. */
-export function findUrls(text: string, pages: readonly PageSpan[] = [], limit = MAX_URLS): ExtractedUrl[] {
+/** How many distinct URLs a document holds, when urls[] keeps only the first ones. */
+export interface UrlStats {
+  total: number;
+  truncated: boolean;
+}
+
+/**
+ * URLs found in text, in order of first appearance, de-duplicated, at most `limit`. With `seen`
+ * the scan goes on past the limit and collects the keys of every distinct URL (for the count).
+ */
+export function findUrls(text: string, pages: readonly PageSpan[] = [], limit = MAX_URLS, keys?: Set<string>): ExtractedUrl[] {
   const out: ExtractedUrl[] = [];
-  const seen = new Set<string>();
+  const counting = keys !== undefined;
+  const seen = keys ?? new Set<string>();
   // Spans are usually sorted; sort a copy once so the binary search holds regardless.
   const spans = [...pages].sort((a, b) => a.start - b.start);
   for (const m of text.matchAll(URL_RE)) {
-    if (out.length >= limit) break;
+    if (out.length >= limit && !counting) break;
+    // A run of tens of kilobytes without a space is not a link anyone follows.
+    if (m[0].length > URL_MAX_CHARS) continue;
     const url = trimUrl(m[0]);
     if (url.length < 8 || !parseLoose(url)) continue;
     const key = urlKey(url);
     if (seen.has(key)) continue;
     seen.add(key);
+    if (out.length >= limit) continue;
     const start = m.index;
     const end = start + url.length;
     const location = locationAt(spans, start);
@@ -118,8 +145,13 @@ export function findUrls(text: string, pages: readonly PageSpan[] = [], limit = 
  * The document's final urls[]: hyperlinks from the format extractor first (they carry targets
  * that the visible text may not show), then URLs found in the content; one entry per URL.
  */
-export function extractUrls(doc: Pick<ProcessedDocument, 'content' | 'pages' | 'urls'>, limit = MAX_URLS): ExtractedUrl[] {
-  const found = findUrls(doc.content, doc.pages, limit);
+export function extractUrls(
+  doc: Pick<ProcessedDocument, 'content' | 'pages' | 'urls'>,
+  limit = MAX_URLS,
+  stats?: UrlStats,
+): ExtractedUrl[] {
+  const textKeys = new Set<string>();
+  const found = stats ? findUrls(doc.content, doc.pages, limit, textKeys) : findUrls(doc.content, doc.pages, limit);
   const byKey = new Map(found.map((u) => [urlKey(u.url), u]));
   const out: ExtractedUrl[] = [];
   const seen = new Set<string>();
@@ -143,6 +175,12 @@ export function extractUrls(doc: Pick<ProcessedDocument, 'content' | 'pages' | '
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(u);
+  }
+  if (stats) {
+    const all = new Set(textKeys);
+    for (const link of doc.urls ?? []) if (link?.url && /^(https?:\/\/|www\.)/i.test(link.url)) all.add(urlKey(link.url));
+    stats.total = all.size;
+    stats.truncated = all.size > out.length;
   }
   return out;
 }
