@@ -4,7 +4,7 @@
  * extraction and language detection scale with the content, which is why the child runs them.
  */
 import type { ProcessedDocument } from '../extractors/types.ts';
-import { extractUrls } from '../extractors/urls.ts';
+import { extractUrls, MAX_URLS, type UrlStats } from '../extractors/urls.ts';
 import type { FinishInfo } from './protocol.ts';
 
 /** Characters of content the language detector looks at (enough for a stable answer). */
@@ -18,6 +18,8 @@ export async function defaultDetectLanguage(): Promise<DetectLanguage> {
 
 export function completeDocument(doc: ProcessedDocument, info: FinishInfo, detect: DetectLanguage): ProcessedDocument {
   const content = typeof doc.content === 'string' ? doc.content : '';
+  const urlStats: UrlStats = { total: 0, truncated: false };
+  const urls = extractUrls({ content, pages: doc.pages ?? [], urls: doc.urls ?? [] }, MAX_URLS, urlStats);
   const out: ProcessedDocument = {
     ...doc,
     kind: info.kind,
@@ -25,7 +27,7 @@ export function completeDocument(doc: ProcessedDocument, info: FinishInfo, detec
     tables: doc.tables ?? [],
     images: doc.images ?? [],
     pages: doc.pages ?? [],
-    urls: extractUrls({ content, pages: doc.pages ?? [], urls: doc.urls ?? [] }),
+    urls,
     metadata: {
       ...doc.metadata,
       document_type: info.kind,
@@ -36,6 +38,8 @@ export function completeDocument(doc: ProcessedDocument, info: FinishInfo, detec
       content_sha256: info.sha256,
       ...(info.filename ? { filename: info.filename } : {}),
       ...(info.contentType ? { content_type: info.contentType } : {}),
+      // urls[] keeps the first MAX_URLS; say so, with the count found, rather than cut silently.
+      ...(urlStats.truncated ? { url_total: urlStats.total, urls_truncated: true } : {}),
     },
   };
   applyLanguage(out, detect);

@@ -122,11 +122,17 @@ export function detectHeaderRow(grid: Cell[][], width: number): number {
 /** Header names: whitespace collapsed, blanks -> "Column N" (1-based), repeats -> "Name (2)". */
 export function uniqueHeaders(raw: Cell[], width: number): string[] {
   const used = new Set<string>();
+  // Next suffix to try per base name: retrying from 2 each time is quadratic in repeated names
+  // (a row of 10,000 identical headers).
+  const nextSuffix = new Map<string, number>();
   const out: string[] = [];
   for (let c = 0; c < width; c++) {
     const base = cellText(raw[c]) || `Column ${c + 1}`;
+    const baseKey = base.toLowerCase();
     let name = base;
-    for (let n = 2; used.has(name.toLowerCase()); n++) name = `${base} (${n})`;
+    let n = nextSuffix.get(baseKey) ?? 2;
+    while (used.has(name.toLowerCase())) name = `${base} (${n++})`;
+    nextSuffix.set(baseKey, n);
     used.add(name.toLowerCase());
     out.push(name);
   }
