@@ -44,6 +44,7 @@ export const OcrFields = {
       minItems: 1,
       maxItems: 8,
       uniqueItems: true,
+      examples: [['eng']],
       description: 'Tesseract language codes to read with, e.g. ["deu"] or ["jpn", "jpn_vert"] (default OCR_LANGUAGES); get_system_health lists the installed ones',
     }),
   ),
