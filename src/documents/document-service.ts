@@ -23,6 +23,7 @@ import { DEFAULT_EXTRACTORS, type ExtractorTable } from './extractor-table.ts';
 import type { ResolveAll } from './guarded-lookup.ts';
 import { SingleFlight } from '../util/single-flight.ts';
 import { parseDocumentUrl } from './url-policy.ts';
+import { extractLimitsFromConfig } from '../extractors/limits.ts';
 
 export interface FetchedDocument extends DownloadedFile {
   /** The normalised URL, or 'upload:' + file name. */
@@ -178,7 +179,7 @@ export class DocumentService {
       }
     }
     const ocr = this.ocrRequest(type.kind, opts.ocr);
-    const key = `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}-${file.sha256.slice(0, 16)}${suffix}${ocrKeySuffix(ocr, { mode: 'auto', languages: this.ocr.resolveJobLanguages(), maxPages: this.config.OCR_MAX_PAGES })}`;
+    const key = `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}-${file.sha256.slice(0, 16)}${suffix}${this.ocrKeyOf(ocr)}`;
     const cached = this.caches.document.get(key);
     if (cached) return { key, contentSha256: file.sha256, source: file.source, type, doc: cached, fromCache: true };
     const doc = await this.extractions.run(key, ctx.signal, async (signal) => {
@@ -190,6 +191,18 @@ export class DocumentService {
       return extracted;
     });
     return { key, contentSha256: file.sha256, source: file.source, type, doc, fromCache: false };
+  }
+
+  /**
+   * The document-cache key part of these OCR choices for a PDF or image ('' for the defaults), so
+   * that caches built on top of an extraction (retrieval indexes) tell the readings apart too.
+   */
+  ocrKeySuffix(ocr: OcrRequest | undefined): string {
+    return this.ocrKeyOf(this.ocrRequest('pdf', ocr));
+  }
+
+  private ocrKeyOf(ocr: OcrRequest | undefined): string {
+    return ocrKeySuffix(ocr, { mode: 'auto', languages: this.ocr.resolveJobLanguages(), maxPages: this.config.OCR_MAX_PAGES });
   }
 
   async close(): Promise<void> {
@@ -224,6 +237,8 @@ export class DocumentService {
   private async extract(file: FetchedDocument, type: DetectedType, signal: AbortSignal, ocr?: OcrRequest): Promise<ProcessedDocument> {
     const input: ExtractInput = {
       ...(ocr ? { ocr } : {}),
+      ...(type.kind === 'pdf' ? { pdfMaxPages: this.config.PDF_MAX_PAGES } : {}),
+      limits: extractLimitsFromConfig(this.config),
       bytes: file.bytes,
       ...(file.filename ? { filename: file.filename } : {}),
       ...(file.finalUrl ?? file.url ? { sourceUrl: file.finalUrl ?? file.url } : {}),

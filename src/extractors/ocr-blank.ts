@@ -3,7 +3,7 @@
  * a full layout analysis (seconds at 300 DPI); a thumbnail histogram tells the same in milliseconds.
  */
 import { createCanvas } from '@napi-rs/canvas';
-import type { Drawable } from './ocr-upright.ts';
+import type { Drawable } from './ocr-drawable.ts';
 
 /** Longest side of the thumbnail the check looks at: text strokes stay visible at this size. */
 const THUMB_SIDE = 600;

@@ -5,12 +5,12 @@
  * re-read at the orientation it names. Without osd data we OCR small rotated copies instead and
  * keep the orientation that reads best. Blank images are never OCR'd.
  */
-import { createCanvas, type Canvas, type Image } from '@napi-rs/canvas';
+import { createCanvas } from '@napi-rs/canvas';
 import { looksBlank } from './ocr-blank.ts';
+import type { Drawable } from './ocr-drawable.ts';
 import { scriptCovered } from './ocr-languages.ts';
 import type { OcrPool, OcrResult } from './ocr-pool.ts';
 
-export type Drawable = Canvas | Image;
 export type Rotation = 0 | 90 | 180 | 270;
 
 /** Mean word confidence below which a reading counts as weak and other orientations are tried. */

@@ -71,6 +71,8 @@ export interface ExtractInput {
   ocr?: OcrRequest;
   /** Decode-size limits (HTML_MAX_ELEMENTS, CSV_MAX_COLUMNS, TEXT_MAX_CHARS); defaults in limits.ts. Plain numbers. */
   limits?: Partial<ExtractLimits>;
+  /** PDFs: pages whose text is read at most (PDF_MAX_PAGES); later ones are noted in the content. */
+  pdfMaxPages?: number;
   signal: AbortSignal;
 }
 

@@ -2,7 +2,8 @@
  * The retrieval pipeline behind chunk_document and retrieve_chunks:
  *   fetch -> (memory index | disk index | extract + chunk + BM25 + embed + persist) -> search.
  * Per-document indexes live in the retriever cache layer (bounded, TTL) and, when a store is
- * configured, on disk keyed by sha256(url)[:16] + content sha256[:16] + chunker version, so a
+ * configured, on disk keyed by sha256(url)[:16] + content sha256[:16] + chunker version (+ a hash of
+ * the OCR choices when they are not the defaults: a scan read without OCR is another index), so a
  * restarted server answers without extracting or embedding again. Concurrent calls for the same
  * document build once. Without an embedder everything works lexically and says why.
  *
@@ -17,7 +18,7 @@ import type { Static } from 'typebox';
 import type { CacheRegistry, RetrieverEntry } from '../cache/cache-registry.ts';
 import type { CallContext, DocumentSource } from '../call-context.ts';
 import { toolError } from '../errors.ts';
-import type { ProcessedDocument } from '../extractors/types.ts';
+import type { OcrRequest, ProcessedDocument } from '../extractors/types.ts';
 import { errorText } from '../util/error-text.ts';
 import { describeFsError, diskCondition, redactPaths } from '../util/fs-errors.ts';
 import { SingleFlight } from '../util/single-flight.ts';
@@ -64,8 +65,13 @@ export interface DocumentAccess {
   load(
     source: DocumentSource,
     ctx: CallContext,
-    opts?: { fetched?: FetchedFile },
+    opts?: { fetched?: FetchedFile; ocr?: OcrRequest },
   ): Promise<{ key: string; contentSha256: string; source: string; doc: ProcessedDocument }>;
+  /**
+   * The document cache's key part for these OCR choices ('' for the server's defaults). Without
+   * it, the raw request names the reading (explicit defaults then get a key of their own).
+   */
+  ocrKeySuffix?(ocr: OcrRequest | undefined): string;
 }
 
 /** The model layer (ModelManager): embedders by size or id, and a reranker that never throws. */
@@ -178,6 +184,8 @@ export interface RetrieveRequest {
   mode?: RetrievalMode;
   rerank?: boolean;
   explain?: boolean;
+  /** OCR choices for every document of the call (scanned PDFs and images). */
+  ocr?: OcrRequest;
 }
 
 /** One result of retrieve_chunks; the wire schema (src/retrieval/schemas.ts) is the definition. */
@@ -186,13 +194,22 @@ export type RetrieveResult = Static<typeof RetrieveResultSchema>;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-export function indexKey(file: FetchedFile): string {
-  return `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}${contentSuffix(file)}`;
+/** `ocrPart` is the document cache's OCR key part ('' for the defaults, which keep the plain key). */
+export function indexKey(file: FetchedFile, ocrPart = ''): string {
+  return `${file.url ? sha256(file.url).slice(0, 16) : 'upload'}${contentSuffix(file, ocrPart)}`;
 }
 
-/** The part of an index key that depends only on the bytes and the chunker. */
-function contentSuffix(file: FetchedFile): string {
-  return `-${file.sha256.slice(0, 16)}-c${CHUNKER_VERSION}`;
+/**
+ * The part of an index key that depends only on the bytes, the chunker and the OCR reading. The
+ * document cache's OCR part (":ocr=never/eng/30") is hashed: stored keys are folder names.
+ */
+function contentSuffix(file: FetchedFile, ocrPart: string): string {
+  return `-${file.sha256.slice(0, 16)}-c${CHUNKER_VERSION}${ocrPart ? `-o${sha256(ocrPart).slice(0, 12)}` : ''}`;
+}
+
+function rawOcrPart(ocr: OcrRequest | undefined): string {
+  if (!ocr || (!ocr.mode && !ocr.languages && ocr.maxPages === undefined)) return '';
+  return `:ocr=${ocr.mode ?? 'auto'}/${(ocr.languages ?? []).join('+')}/${ocr.maxPages ?? ''}`;
 }
 
 const elapsed = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
@@ -255,22 +272,23 @@ export class RetrievalService {
   }
 
   /** chunk_document: the document's adaptive chunks (not indexed). */
-  async chunk(source: DocumentSource, ctx: CallContext): Promise<{ chunks: Chunk[]; documentType: string; source: string }> {
-    const loaded = await this.documents.load(source, ctx);
+  async chunk(source: DocumentSource, ctx: CallContext, ocr?: OcrRequest): Promise<{ chunks: Chunk[]; documentType: string; source: string }> {
+    const loaded = await this.documents.load(source, ctx, ocr ? { ocr } : {});
     return { chunks: await chunkDocumentSliced(loaded.doc, {}, ctx.signal), documentType: loaded.doc.kind, source: loaded.source };
   }
 
   /** The searchable index of one document: memory, else disk, else built (coalesced per document). */
-  async index(source: DocumentSource, ctx: CallContext): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
+  async index(source: DocumentSource, ctx: CallContext, ocr?: OcrRequest): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
     const file = await this.documents.fetch(source, ctx);
-    const key = indexKey(file);
+    const ocrPart = this.documents.ocrKeySuffix ? this.documents.ocrKeySuffix(ocr) : rawOcrPart(ocr);
+    const key = indexKey(file, ocrPart);
     const cached = this.caches.retriever.get(key);
     if (cached instanceof DocumentIndex && !this.canUpgrade(cached)) {
       this.counters.from_memory++;
       return { index: cached, origin: 'memory' };
     }
     const previous = cached instanceof DocumentIndex ? cached : null;
-    return this.builds.run(key, ctx.signal, (signal) => this.build(key, source, file, { signal, log: ctx.log }, previous));
+    return this.builds.run(key, ctx.signal, (signal) => this.build(key, source, file, { signal, log: ctx.log }, previous, { ocr, ocrPart }));
   }
 
   /** A lexical-only index can gain vectors once an embedder is ready. */
@@ -284,6 +302,7 @@ export class RetrievalService {
     file: FetchedFile,
     ctx: CallContext,
     previous: DocumentIndex | null,
+    reading: { ocr: OcrRequest | undefined; ocrPart: string },
   ): Promise<{ index: DocumentIndex; origin: IndexOrigin }> {
     const signal = ctx.signal;
     // The store is read even when upgrading an in-memory lexical index: after a restart the
@@ -295,7 +314,7 @@ export class RetrievalService {
         let meta = await this.store.peekMeta(key);
         if (!meta && this.store.findKeyBySuffix) {
           // Same bytes under another URL (or uploaded): reuse that index.
-          storedKey = await this.store.findKeyBySuffix(contentSuffix(file));
+          storedKey = await this.store.findKeyBySuffix(contentSuffix(file, reading.ocrPart));
           meta = storedKey ? await this.store.peekMeta(storedKey) : null;
         }
         if (storedKey && meta && meta.contentSha256 === file.sha256) stored = await this.store.load(storedKey, meta, signal);
@@ -314,7 +333,7 @@ export class RetrievalService {
       chunks = previous.chunks;
       documentType = previous.documentType;
     } else {
-      const loaded = await this.documents.load(source, ctx, { fetched: file });
+      const loaded = await this.documents.load(source, ctx, { fetched: file, ...(reading.ocr ? { ocr: reading.ocr } : {}) });
       chunks = await chunkDocumentSliced(loaded.doc, {}, signal);
       documentType = loaded.doc.kind;
       sourceName = loaded.source;
@@ -393,7 +412,7 @@ export class RetrievalService {
     if (!query) throw toolError('VALIDATION_ERROR', 'query must contain text');
     const topK = Math.min(MAX_TOP_K, Math.max(1, Math.floor(req.topK ?? DEFAULT_TOP_K)));
 
-    const loaded = await Promise.all(req.sources.map((s) => this.index(s, ctx)));
+    const loaded = await Promise.all(req.sources.map((s) => this.index(s, ctx, req.ocr)));
     // The same document named twice is searched once.
     const seen = new Set<string>();
     const docs = loaded.filter((d) => !seen.has(d.index.key) && seen.add(d.index.key));

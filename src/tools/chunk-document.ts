@@ -4,7 +4,7 @@ import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
 import { assertHasChunks } from './no-text.ts';
 import { SAMPLE_URLS } from './examples.ts';
-import { DocumentUrl } from './schemas/documents.ts';
+import { DocumentUrl, OcrFields, ocrRequestOf } from './schemas/documents.ts';
 import { sourceFrom } from './tool-output.ts';
 import { ChunkSchema } from '../retrieval/schemas.ts';
 
@@ -29,6 +29,7 @@ const Input = Type.Object(
     offset: Type.Optional(
       Type.Integer({ minimum: 0, default: 0, description: 'chunk_index of the first chunk to return (default 0): pass next_offset to read on' }),
     ),
+    ...OcrFields,
   },
   { additionalProperties: false },
 );
@@ -71,7 +72,7 @@ export const chunkDocumentTool = defineTool({
   upload: { urlField: 'document_url' },
   formats: DOCUMENT_KINDS,
   async handler(input, ctx) {
-    const { chunks, documentType, source } = await ctx.services.retrieval.chunk(sourceFrom(input.document_url, ctx), ctx);
+    const { chunks, documentType, source } = await ctx.services.retrieval.chunk(sourceFrom(input.document_url, ctx), ctx, ocrRequestOf(input));
     assertHasChunks(chunks.length);
     const limit = input.max_chunks ?? DEFAULT_LISTED_CHUNKS;
     const start = Math.min(input.offset ?? 0, chunks.length);

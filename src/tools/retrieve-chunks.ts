@@ -8,7 +8,7 @@ import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
 import { assertHasChunks } from './no-text.ts';
 import { SAMPLE_URLS } from './examples.ts';
-import { DocumentUrl } from './schemas/documents.ts';
+import { DocumentUrl, OcrFields, ocrRequestOf } from './schemas/documents.ts';
 import { toolError } from '../errors.ts';
 import { RetrievalModeSchema, RetrieveResultSchema } from '../retrieval/schemas.ts';
 import { DEFAULT_TOP_K, MAX_DOCUMENTS, MAX_TOP_K } from '../retrieval/retrieval-service.ts';
@@ -27,6 +27,7 @@ const Input = Type.Object(
     mode: Type.Optional(Mode),
     rerank: Type.Optional(Type.Boolean({ description: 'Rerank candidates with the cross-encoder when it is available (default true)' })),
     explain: Type.Optional(Type.Boolean({ description: 'Add a per-stage trace of every candidate (default false)' })),
+    ...OcrFields,
   },
   { additionalProperties: false },
 );
@@ -77,6 +78,7 @@ export const retrieveChunksTool = defineTool({
     } else {
       throw toolError('VALIDATION_ERROR', 'give document_url, document_urls, or upload the file');
     }
+    const ocr = ocrRequestOf(input);
     const result = await ctx.services.retrieval.retrieve(
       {
         sources,
@@ -85,6 +87,7 @@ export const retrieveChunksTool = defineTool({
         ...(input.mode !== undefined ? { mode: input.mode } : {}),
         ...(input.rerank !== undefined ? { rerank: input.rerank } : {}),
         ...(input.explain !== undefined ? { explain: input.explain } : {}),
+        ...(ocr ? { ocr } : {}),
       },
       ctx,
     );

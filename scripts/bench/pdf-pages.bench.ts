@@ -1,0 +1,46 @@
+/**
+ * PDF_MAX_PAGES and the page loop's abort on huge page counts: a 100,000-page PDF written object
+ * by object (scripts/fixtures/make-many-page-pdf.ts), with a text line per page and with a short
+ * one (every page then is checked for a scan: the slow case), extracted in this process
+ *   - at the default bound (5,000 pages): wall ms and the pages read;
+ *   - unbounded, under a 1 s signal: ms until the call stops.
+ *
+ *   npx tsx scripts/bench/pdf-pages.bench.ts
+ *   PDF_BENCH_PAGES=20000 npx tsx scripts/bench/pdf-pages.bench.ts
+ */
+import os from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { makeManyPagePdf } from '../fixtures/make-many-page-pdf.ts';
+import { extractPdf } from '../../src/extractors/pdf.ts';
+import { OcrPool } from '../../src/extractors/ocr-pool.ts';
+import { DEFAULT_PDF_MAX_PAGES } from '../../src/extractors/pdf-page-limit.ts';
+
+const pages = Number(process.env.PDF_BENCH_PAGES ?? 100_000);
+const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'pdf-pages-bench-'));
+const pool = new OcrPool({ size: 1, cacheDir });
+
+const variants: Array<[string, (n: number) => string]> = [
+  ['text line', (n) => `Page ${n} of the long register, one line of generated text`],
+  ['short line', (n) => `p${n}`],
+];
+console.log(`pages  variant      MB     bounded (${DEFAULT_PDF_MAX_PAGES} pages) ms  pages_read  unbounded, 1 s signal: stopped after ms`);
+for (const [name, text] of variants) {
+  const bytes = makeManyPagePdf(pages, text);
+  let t0 = performance.now();
+  const doc = await extractPdf({ bytes, signal: new AbortController().signal }, { ocr: pool });
+  const boundedMs = performance.now() - t0;
+  t0 = performance.now();
+  let outcome = 'finished';
+  try {
+    await extractPdf({ bytes, pdfMaxPages: pages, signal: AbortSignal.timeout(1000) }, { ocr: pool });
+  } catch (err) {
+    outcome = (err as { code?: string }).code ?? 'error';
+  }
+  const stopMs = performance.now() - t0;
+  console.log(
+    `${String(pages).padEnd(6)} ${name.padEnd(12)} ${(bytes.length / 1e6).toFixed(1).padStart(5)}  ${boundedMs.toFixed(0).padStart(24)}  ${String(doc.metadata.pages_read ?? pages).padStart(10)}  ${stopMs.toFixed(0).padStart(10)} (${outcome})`,
+  );
+}
+await pool.close();
+rmSync(cacheDir, { recursive: true, force: true });
