@@ -16,15 +16,17 @@ import { pageRules } from './pdf-rules.ts';
 import { extractedPdfTables } from './pdf-table-output.ts';
 import type { PdfTable } from './pdf-tables.ts';
 import { loadPdf, pageHasVisualContent, PdfPasswordError, renderPage, type LoadedPdf, type PdfDocument, type PdfPage } from './pdf-render.ts';
+import { pageImageCanvas } from './pdf-page-image.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
+import { DEFAULT_PDF_MAX_PAGES, pageLimitMarker } from './pdf-page-limit.ts';
 import type { ExtractInput, OcrWord, PageSpan, ProcessedDocument } from './types.ts';
 import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
+import { DEFAULT_SLICE_MS } from '../util/slices.ts';
+import { yieldToEventLoopEvery } from '../util/yield.ts';
 import { errorText as errorMessage } from '../util/error-text.ts';
 
 /** Pages OCR'd per call at most by default (OCR_MAX_PAGES); further scanned pages are marked in the content. */
 export const MAX_OCR_PAGES = 30;
-/** Pages whose text layer is read at most (a 3,000-page PDF reads in well under a minute). */
-export const MAX_PDF_PAGES = 3000;
 /** A page with fewer non-space characters than this has no usable text layer. */
 export const MIN_TEXT_LAYER_CHARS = 32;
 /** Pages rendered at once for OCR (each canvas can hold up to ~56 MB). */
@@ -48,7 +50,8 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
   try {
     const metadata = await readMetadata(doc);
     const pageCount = doc.numPages;
-    const readable = Math.min(pageCount, MAX_PDF_PAGES);
+    const maxPages = input.pdfMaxPages && input.pdfMaxPages >= 1 ? Math.floor(input.pdfMaxPages) : DEFAULT_PDF_MAX_PAGES;
+    const readable = Math.min(pageCount, maxPages);
     const texts: string[] = [];
     const pageTables: PdfTable[][] = [];
     let ruledPages = 0;
@@ -57,7 +60,11 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     const oversizedPages: number[] = [];
     let imageScan: PdfImageScan | null = null;
     const pageErrors: number[] = [];
+    // pdf.js resolves page after page in microtasks: without a turn of the event loop the timeout
+    // timer (and, in a child, the IPC cancel) never fires, and the signal is never seen aborted.
+    const yieldNow = yieldToEventLoopEvery(DEFAULT_SLICE_MS);
     for (let n = 1; n <= readable; n++) {
+      await yieldNow();
       throwIfAborted(input.signal);
       let page: PdfPage | null = null;
       try {
@@ -114,7 +121,7 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     const installed = ocr.uncovered.size ? deps.ocr.languageInfo().installed_languages : [];
     for (const [n, script] of ocr.uncovered) withNote(n, uncoveredScriptMarker(script, ocrLanguages, installed));
 
-    const { content, pages } = joinPages(texts);
+    const { content, pages } = joinPages(texts, readable < pageCount ? pageLimitMarker(readable + 1, pageCount, maxPages) : null);
     const ocrPagesDone = [...ocr.results.keys()].sort((a, b) => a - b);
     const allWords: OcrWord[] = [];
     for (const n of ocrPagesDone) {
@@ -131,7 +138,7 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
         ...metadata,
         page_count: pageCount,
         ...(repaired ? { repaired: true } : {}),
-        ...(readable < pageCount ? { pages_read: readable } : {}),
+        ...(readable < pageCount ? { pages_total: pageCount, pages_read: readable, truncated: true, pdf_max_pages: maxPages } : {}),
         ocr_pages: ocrPagesDone,
         ...(ocrPagesDone.length ? { ocr_page_ms: ocrPagesDone.map((n) => ocr.ms.get(n) ?? 0), ocr_languages: ocrLanguages } : {}),
         ...(ocrMode !== 'auto' ? { ocr_mode: ocrMode } : {}),
@@ -250,7 +257,8 @@ async function ocrPages(
       const started = Date.now();
       try {
         page = await doc.getPage(n);
-        const canvas = await renderPage(page);
+        // A scan page (one full-page image) is downsampled directly: no full-size pdf.js render.
+        const canvas = (await pageImageCanvas(page)) ?? (await renderPage(page));
         try {
           if (looksBlank(canvas, canvas.width, canvas.height)) {
             outcome.blank.push(n);
@@ -287,7 +295,8 @@ async function ocrPages(
   return outcome;
 }
 
-function joinPages(texts: string[]): { content: string; pages: PageSpan[] } {
+/** `unreadNote` stands, as one more page, where the pages beyond PDF_MAX_PAGES would. */
+function joinPages(texts: string[], unreadNote: string | null): { content: string; pages: PageSpan[] } {
   let content = '';
   const pages: PageSpan[] = [];
   texts.forEach((text, i) => {
@@ -296,6 +305,12 @@ function joinPages(texts: string[]): { content: string; pages: PageSpan[] } {
     content += `--- Page ${i + 1} ---\n${text.trim()}`;
     pages.push({ number: i + 1, unit: 'page', start, end: content.length });
   });
+  if (unreadNote) {
+    if (content) content += '\n\n';
+    const start = content.length;
+    content += `--- Page ${texts.length + 1} ---\n${unreadNote}`;
+    pages.push({ number: texts.length + 1, unit: 'page', start, end: content.length });
+  }
   return { content, pages };
 }
 

@@ -93,25 +93,23 @@ export class Bm25Index {
     const lenBody = new Float32Array(n);
     const lenTitle = new Float32Array(n);
     // term -> growable posting columns
-    const cols = new Map<string, { id: number; docs: number[]; body: number[]; title: number[] }>();
+    const cols = new Map<string, Column>();
     const docTermIds: Int32Array[] = new Array(n);
-    let ids: number[] = [];
-    const termHashes: number[] = [];
-    const add = (term: string, doc: number, field: 'body' | 'title') => {
+    // Columns of the current document, each once (a term's posting for it is created once).
+    let seen: Column[] = [];
+    const column = (term: string, doc: number): Column => {
       let c = cols.get(term);
       if (!c) {
-        c = { id: cols.size, docs: [], body: [], title: [] };
+        c = { hash: fnv1a(term), docs: [], body: [], title: [] };
         cols.set(term, c);
-        termHashes.push(fnv1a(term));
       }
-      const last = c.docs.length - 1;
-      if (last < 0 || c.docs[last] !== doc) {
+      if (c.docs.length === 0 || c.docs[c.docs.length - 1] !== doc) {
         c.docs.push(doc);
-        ids.push(c.id);
         c.body.push(0);
         c.title.push(0);
+        seen.push(c);
       }
-      c[field][c.docs.length - 1]++;
+      return c;
     };
     for (let d = 0; d < n; d++) {
       const doc = docs[d];
@@ -120,10 +118,16 @@ export class Bm25Index {
       const bodyTokens = analyzer.tokenize(doc.body);
       lenTitle[d] = titleTokens.length;
       lenBody[d] = bodyTokens.length;
-      for (const t of titleTokens) add(t, d, 'title');
-      for (const t of bodyTokens) add(t, d, 'body');
-      docTermIds[d] = Int32Array.from(new Set(ids.map((id) => termHashes[id]))).sort();
-      ids = [];
+      for (const t of titleTokens) {
+        const c = column(t, d);
+        c.title[c.title.length - 1]++;
+      }
+      for (const t of bodyTokens) {
+        const c = column(t, d);
+        c.body[c.body.length - 1]++;
+      }
+      docTermIds[d] = distinctSorted(seen);
+      seen = [];
       yield;
     }
     const avgBody = mean(lenBody) || 1;
@@ -199,6 +203,23 @@ export class Bm25Index {
     }
     return topK(touched, scores, k);
   }
+}
+
+interface Column {
+  hash: number;
+  docs: number[];
+  body: number[];
+  title: number[];
+}
+
+/** The columns' term hashes, sorted, each once (two terms may share a hash). */
+function distinctSorted(cs: readonly Column[]): Int32Array {
+  const h = new Int32Array(cs.length);
+  for (let i = 0; i < cs.length; i++) h[i] = cs[i].hash;
+  h.sort();
+  let w = 0;
+  for (let i = 0; i < h.length; i++) if (i === 0 || h[i] !== h[w - 1]) h[w++] = h[i];
+  return w === h.length ? h : h.slice(0, w);
 }
 
 /** FNV-1a, 32-bit: stable term hashes for cross-index overlap measures. */

@@ -33,6 +33,17 @@ const MARKS_RE = /\p{Mn}/gu;
 
 const STEM_CACHE_MAX = 200_000;
 
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isAlnum = (c: number) => (c >= 97 && c <= 122) || isDigit(c);
+
+/** Slots of the hot-word table (bounded: it only saves time, a collision just replaces a word). */
+const HOT_MASK = (1 << 14) - 1;
+
+function sameChars(s: string, at: number, key: string): boolean {
+  for (let k = 0; k < key.length; k++) if (s.charCodeAt(at + k) !== key.charCodeAt(k)) return false;
+  return true;
+}
+
 /**
  * A configured analyzer. Stateful only for its stem cache (bounded), so one instance is shared by an
  * index and its queries; two instances with the same options produce identical tokens.
@@ -43,6 +54,9 @@ export class Analyzer {
   /** Whole word -> its single term (null for a stop word): most words repeat, so one lookup serves. */
   private readonly wordCache = new Map<string, string | null>();
   private readonly tokenRe: RegExp;
+  private readonly hotHash = new Int32Array(HOT_MASK + 1);
+  private readonly hotRaw: Array<string | undefined> = new Array(HOT_MASK + 1);
+  private readonly hotTerm: Array<string | null> = new Array(HOT_MASK + 1).fill(null);
   private readonly stops: ReadonlySet<string> | null;
 
   constructor(opts: AnalyzerOptions = {}) {
@@ -66,30 +80,100 @@ export class Analyzer {
   tokenize(text: string): string[] {
     const out: string[] = [];
     if (!text) return out;
-    const normalized = text.normalize('NFKC').toLowerCase();
-    const re = new RegExp(this.tokenRe.source, 'gu');
-    for (const m of normalized.matchAll(re)) {
-      const raw = m[0];
-      const known = this.wordCache.get(raw);
-      if (known !== undefined) {
-        if (known !== null) out.push(known);
-        continue;
-      }
-      if (raw.includes('-')) {
-        const parts = raw.split('-');
-        for (const p of parts) this.emitWord(p, out);
-        if (this.options.joinHyphenated) this.emitWord(parts.join(''), out);
-      } else {
-        const before = out.length;
-        this.emitWord(raw, out);
-        const added = out.length - before;
-        if (added <= 1) {
-          if (this.wordCache.size >= STEM_CACHE_MAX) this.wordCache.clear();
-          this.wordCache.set(raw, added === 1 ? out[before] : null);
-        }
+    // ASCII is its own NFKC form and has no marks, so a plain scan finds the very tokens the
+    // Unicode regex would; the regex path (normalize + \p{} classes) was most of indexing's CPU.
+    const ascii = !NON_ASCII_RE.test(text);
+    const normalized = ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
+    if (ascii) this.scanAscii(normalized, out);
+    else for (const raw of normalized.match(this.tokenRe) ?? []) this.emitRaw(raw, out);
+    return out;
+  }
+
+  private emitRaw(raw: string, out: string[]): void {
+    const known = this.wordCache.get(raw);
+    if (known !== undefined) {
+      if (known !== null) out.push(known);
+      return;
+    }
+    if (raw.includes('-')) {
+      const parts = raw.split('-');
+      for (const p of parts) this.emitWord(p, out);
+      if (this.options.joinHyphenated) this.emitWord(parts.join(''), out);
+    } else {
+      const before = out.length;
+      this.emitWord(raw, out);
+      const added = out.length - before;
+      if (added <= 1) {
+        if (this.wordCache.size >= STEM_CACHE_MAX) this.wordCache.clear();
+        this.wordCache.set(raw, added === 1 ? out[before] : null);
       }
     }
-    return out;
+  }
+
+  /**
+   * TOKEN_RE_DECIMALS / TOKEN_RE_PLAIN over lower-cased ASCII: the leftmost match at each point, a
+   * decimal number tried first, else a word of letters/digits joined by single hyphens. A word seen
+   * before is found by its characters in a small direct-mapped table, without cutting it out of
+   * the text or hashing a new string (that and the Map lookup were most of the time per token).
+   */
+  private scanAscii(s: string, out: string[]): void {
+    const keepDecimals = this.options.keepDecimals;
+    const { hotHash, hotRaw, hotTerm } = this;
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      if (!isAlnum(s.charCodeAt(i))) {
+        i++;
+        continue;
+      }
+      const start = i;
+      let end = -1;
+      let hyphen = false;
+      if (keepDecimals && isDigit(s.charCodeAt(i))) {
+        let j = i;
+        while (j < n && isDigit(s.charCodeAt(j))) j++;
+        for (;;) {
+          const sep = s.charCodeAt(j);
+          if ((sep !== 46 && sep !== 44) || !isDigit(s.charCodeAt(j + 1))) break;
+          j++;
+          while (j < n && isDigit(s.charCodeAt(j))) j++;
+          end = j;
+        }
+      }
+      if (end < 0) {
+        let j = i;
+        for (;;) {
+          while (j < n && isAlnum(s.charCodeAt(j))) j++;
+          if (s.charCodeAt(j) === 45 && isAlnum(s.charCodeAt(j + 1))) {
+            hyphen = true;
+            j++;
+          } else break;
+        }
+        end = j;
+      }
+      i = end;
+      if (hyphen) {
+        this.emitRaw(s.slice(start, end), out);
+        continue;
+      }
+      let h = 0x811c9dc5;
+      for (let k = start; k < end; k++) h = Math.imul(h ^ s.charCodeAt(k), 0x01000193);
+      const slot = (h ^ (h >>> 15)) & HOT_MASK;
+      const key = hotRaw[slot];
+      if (key !== undefined && hotHash[slot] === h && key.length === end - start && sameChars(s, start, key)) {
+        const term = hotTerm[slot];
+        if (term !== null) out.push(term);
+        continue;
+      }
+      const raw = s.slice(start, end);
+      this.emitRaw(raw, out);
+      const term = this.wordCache.get(raw);
+      if (term !== undefined) {
+        hotHash[slot] = h;
+        hotRaw[slot] = raw;
+        hotTerm[slot] = term;
+      }
+    }
   }
 
   private emitWord(word: string, out: string[]): void {
