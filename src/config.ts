@@ -58,6 +58,8 @@ export const ConfigSchema = Type.Object({
   TESSDATA_DIR: Type.String({ default: '' }),
   /** Scanned pages OCR'd per synchronous call; later pages are marked in the content (knowledge-base jobs OCR all). */
   OCR_MAX_PAGES: Int(30, 0, 100_000),
+  /** Pages of one PDF whose text is read (default as in src/extractors/pdf-page-limit.ts); later ones are noted in the content. */
+  PDF_MAX_PAGES: Int(5_000, 1, 1_000_000),
   /** Extraction child processes at most; 0: from the CPU count (2 to 8). */
   EXTRACT_CONCURRENCY: Int(0, 0, 256),
   /** Memory ceiling (MB) of one extraction child: heap limit and RSS watchdog. */

@@ -27,6 +27,11 @@ const CHILD_ENTRY = COMPILED
   ? path.join(PROJECT_ROOT, 'dist', 'src', 'extraction', 'extract-child.js')
   : fileURLToPath(new URL('./extract-child-boot.mjs', import.meta.url));
 
+/** Young-generation semi-space for a child with this ceiling: 32 MB at 1 GiB and above, 1/32 below. */
+export function semiSpaceMb(memoryMb: number): number {
+  return Math.max(1, Math.min(32, Math.floor(memoryMb / 32)));
+}
+
 /** Environment a child may see: enough to run, none of the server's secrets (API keys). */
 const CHILD_ENV_KEYS = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT'];
 
@@ -204,8 +209,9 @@ export class ExtractionPool {
     const proc = fork(CHILD_ENTRY, [], {
       // The heap ceiling alone makes V8 size the young generation from it, and parsers that allocate
       // many short-lived objects (mammoth, jsdom) then ran 2x slower than inline; 32 MB semi-spaces
-      // restore inline speed (npm run bench:isolation: DOCX 3.4 s pooled vs 4.3 s inline).
-      execArgv: [`--max-old-space-size=${this.opts.memoryMb}`, '--max-semi-space-size=32'],
+      // restore inline speed (npm run bench:isolation: DOCX 3.4 s pooled vs 4.3 s inline). They cost
+      // up to 3x their size in RSS, so a small ceiling gets proportionally smaller ones.
+      execArgv: [`--max-old-space-size=${this.opts.memoryMb}`, `--max-semi-space-size=${semiSpaceMb(this.opts.memoryMb)}`],
       serialization: 'advanced',
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env,
