@@ -85,3 +85,18 @@ export function toSegment(boxes: Box[]): Seg {
     rtl,
   };
 }
+
+/** A pdf.js affine transform [a b c d e f]. */
+export type Matrix = [number, number, number, number, number, number];
+
+/** Affine matrix product m x n (pdf.js [a b c d e f] convention). */
+export function multiplyMatrix(m: ArrayLike<number>, n: ArrayLike<number>): Matrix {
+  return [
+    m[0]! * n[0]! + m[2]! * n[1]!,
+    m[1]! * n[0]! + m[3]! * n[1]!,
+    m[0]! * n[2]! + m[2]! * n[3]!,
+    m[1]! * n[2]! + m[3]! * n[3]!,
+    m[0]! * n[4]! + m[2]! * n[5]! + m[4]!,
+    m[1]! * n[4]! + m[3]! * n[5]! + m[5]!,
+  ];
+}

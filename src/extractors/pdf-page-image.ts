@@ -9,6 +9,7 @@
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { getResolvedPDFJS } from 'unpdf';
 import { renderScaleFor, type PdfPage } from './pdf-render.ts';
+import { multiplyMatrix, type Matrix } from './pdf-geometry.ts';
 
 /** Share of the page the image must cover to stand for the whole page. */
 const MIN_PAGE_COVERAGE = 0.9;
@@ -24,16 +25,6 @@ interface DecodedImage {
   data: Uint8Array | Uint8ClampedArray;
 }
 
-type Matrix = [number, number, number, number, number, number];
-
-const multiply = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[2] * n[1],
-  m[1] * n[0] + m[3] * n[1],
-  m[0] * n[2] + m[2] * n[3],
-  m[1] * n[2] + m[3] * n[3],
-  m[0] * n[4] + m[2] * n[5] + m[4],
-  m[1] * n[4] + m[3] * n[5] + m[5],
-];
 
 /** Where a page's single painted image sits, when the page paints exactly one image and nothing else. */
 export interface PageImagePlacement {
@@ -58,7 +49,7 @@ export async function singlePageImage(page: PdfPage): Promise<PageImagePlacement
     const args = list.argsArray[i] as unknown[] | null;
     if (fn === ops.save) stack.push(ctm);
     else if (fn === ops.restore) ctm = stack.pop() ?? ctm;
-    else if (fn === ops.transform) ctm = multiply(ctm, args as unknown as Matrix);
+    else if (fn === ops.transform) ctm = multiplyMatrix(ctm, args as unknown as Matrix);
     else if (fn === ops.dependency || fn === ops.setGState) continue;
     else if (fn === ops.paintImageXObject && !found && typeof args?.[0] === 'string') {
       // Only an upright, unskewed placement maps image rows to page rows one to one.

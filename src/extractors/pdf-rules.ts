@@ -4,7 +4,7 @@
  * so ruled tables can be cut along the lines their author drew. Curves and clipping paths are no
  * rulings and are skipped.
  */
-import type { Rule } from './pdf-geometry.ts';
+import { multiplyMatrix, type Matrix, type Rule } from './pdf-geometry.ts';
 import type { PdfPage } from './pdf-render.ts';
 
 /** pdf.js (5.x) operator codes used here; see OPS in pdf.js. */
@@ -27,16 +27,6 @@ const MAX_BAR_THICKNESS = 2.5;
 /** Rules kept per page at most (a chart or a hatched drawing must not cost quadratic time later). */
 export const MAX_RULES_PER_PAGE = 2000;
 
-type Matrix = [number, number, number, number, number, number];
-
-const mul = (m: Matrix, n: Matrix): Matrix => [
-  m[0] * n[0] + m[2] * n[1],
-  m[1] * n[0] + m[3] * n[1],
-  m[0] * n[2] + m[2] * n[3],
-  m[1] * n[2] + m[3] * n[3],
-  m[0] * n[4] + m[2] * n[5] + m[4],
-  m[1] * n[4] + m[3] * n[5] + m[5],
-];
 
 const apply = (m: Matrix, x: number, y: number): [number, number] => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 
@@ -53,11 +43,11 @@ export function rulesFromOperatorList(fnArray: ArrayLike<number>, argsArray: unk
     const args = argsArray[i] as unknown[] | null;
     if (fn === ops.save) stack.push(ctm);
     else if (fn === ops.restore) ctm = stack.pop() ?? ctm;
-    else if (fn === ops.transform && Array.isArray(args) && args.length >= 6) ctm = mul(ctm, args.slice(0, 6).map(Number) as Matrix);
+    else if (fn === ops.transform && Array.isArray(args) && args.length >= 6) ctm = multiplyMatrix(ctm, args.slice(0, 6).map(Number) as Matrix);
     else if (fn === ops.paintFormXObjectBegin) {
       stack.push(ctm);
       const m = Array.isArray(args) ? (args[0] as ArrayLike<number> | null) : null;
-      if (m && m.length >= 6) ctm = mul(ctm, Array.from(m).slice(0, 6) as Matrix);
+      if (m && m.length >= 6) ctm = multiplyMatrix(ctm, Array.from(m).slice(0, 6) as Matrix);
     } else if (fn === ops.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
     else if (fn === ops.constructPath && Array.isArray(args)) {
       const paint = args[0];

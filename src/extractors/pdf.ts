@@ -24,6 +24,7 @@ import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
 import { DEFAULT_SLICE_MS } from '../util/slices.ts';
 import { yieldToEventLoopEvery } from '../util/yield.ts';
 import { errorText as errorMessage } from '../util/error-text.ts';
+import { multiplyMatrix } from './pdf-geometry.ts';
 
 /** Pages OCR'd per call at most by default (OCR_MAX_PAGES); further scanned pages are marked in the content. */
 export const MAX_OCR_PAGES = 30;
@@ -204,7 +205,7 @@ async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules
     if (!('str' in item) || !item.str) continue;
     items.push({
       str: item.str,
-      transform: multiply(viewport.transform, item.transform),
+      transform: multiplyMatrix(viewport.transform, item.transform),
       width: item.width,
       height: item.height,
       dir: item.dir,
@@ -214,18 +215,6 @@ async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules
   if (plain.gappedLines < 2 || !mayReadRules()) return plain;
   const rules = await pageRules(page, pdfjs).catch(() => []);
   return rules.length ? layoutPage(items, rules) : plain;
-}
-
-/** Affine matrix product m1 x m2 (pdf.js [a b c d e f] convention). */
-function multiply(m1: number[], m2: number[]): number[] {
-  return [
-    m1[0] * m2[0] + m1[2] * m2[1],
-    m1[1] * m2[0] + m1[3] * m2[1],
-    m1[0] * m2[2] + m1[2] * m2[3],
-    m1[1] * m2[2] + m1[3] * m2[3],
-    m1[0] * m2[4] + m1[2] * m2[5] + m1[4],
-    m1[1] * m2[4] + m1[3] * m2[5] + m1[5],
-  ];
 }
 
 interface OcrOutcome {
