@@ -35,8 +35,12 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     example: 'URL not allowed: scheme "file" (only http and https)',
   },
   NOT_FOUND: {
-    description: 'NOT_FOUND: no such route.',
+    description: 'NOT_FOUND: no such route, or no such collection, document or job in the knowledge base.',
     example: 'Route GET /v1/nothing not found',
+  },
+  CONFLICT: {
+    description: 'CONFLICT: the request clashes with what exists: a collection name already taken, or cancelling a job that already ended.',
+    example: 'A collection named "papers" already exists',
   },
   PAYLOAD_TOO_LARGE: {
     description:

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   URL_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
+  /** The request conflicts with what exists: a collection name taken, a job that already ended. */
+  CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_FORMAT: 415,
   PROCESSING_ERROR: 422,

@@ -1,0 +1,369 @@
+/**
+ * The knowledge base's shared vocabulary: what the store (SQLite), the collection indexes, the
+ * ingestion jobs and the search layer say to each other. Kept in one small file so each part can
+ * be read (and tested) against the same contract without importing the others.
+ *
+ * Identity: a collection has a unique `name` (the handle in every API) and an integer id; a
+ * document is identified by a string id and, within its collection, by its `source_key` (the URL,
+ * `path:<realpath>` or `upload:<sha256>`); a chunk by an integer id that is never reused
+ * (AUTOINCREMENT), which is also its label in the HNSW index and its slot key in BM25.
+ */
+import type { ChunkContentType } from '../retrieval/types.ts';
+
+/** Lowercase letters, digits, '-' and '_', starting with a letter or digit; 1-64 characters. */
+export const COLLECTION_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
+
+export interface CollectionRecord {
+  id: number;
+  name: string;
+  description: string | null;
+  /** Bumped in the same transaction as every committed change to its documents or chunks. */
+  version: number;
+  /** The embedding model its dense index uses (fixed at its first embedded chunk), or null: lexical only. */
+  embedder: string | null;
+  dimension: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CollectionStats {
+  documents: number;
+  documents_by_status: Record<DocumentStatus, number>;
+  chunks: number;
+  bytes: number;
+  pages: number;
+  languages: Record<string, number>;
+  types: Record<string, number>;
+}
+
+export type SourceKind = 'url' | 'upload' | 'path';
+
+/**
+ * pending: added, not yet ingested; ready: its chunks are searchable; failed: the last attempt
+ * failed (its previous version, if any, stays searchable and ready_version says so).
+ */
+export type DocumentStatus = 'pending' | 'ready' | 'failed';
+
+export interface DocumentError {
+  code: string;
+  message: string;
+}
+
+export interface DocumentRecord {
+  id: string;
+  collection_id: number;
+  source: string;
+  source_kind: SourceKind;
+  /** Unique within the collection: the URL, 'path:' + realpath, or 'upload:' + file name. */
+  source_key: string;
+  filename: string | null;
+  content_sha256: string | null;
+  bytes: number | null;
+  type: string | null;
+  title: string | null;
+  pages: number | null;
+  language: string | null;
+  status: DocumentStatus;
+  error: DocumentError | null;
+  chunk_count: number;
+  /** How many versions of this source were committed. */
+  revision: number;
+  created_at: string;
+  updated_at: string;
+  ingested_at: string | null;
+}
+
+/** A chunk as stored: what chunk_document returns, with ids. */
+export interface ChunkRecord {
+  id: number;
+  document_id: string;
+  collection_id: number;
+  /** Position within its document (0-based). */
+  ord: number;
+  text: string;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string[];
+  char_start: number;
+  char_end: number;
+  importance: number;
+  content_type: ChunkContentType;
+}
+
+export type NewChunk = Omit<ChunkRecord, 'id' | 'document_id' | 'collection_id'>;
+
+/** What a committed replacement changed, for the indexes to apply. */
+export interface CommitResult {
+  document: DocumentRecord;
+  /** The collection's version after the commit. */
+  version: number;
+  removedChunkIds: number[];
+  added: ChunkRecord[];
+  /** The vectors stored with `added`, same order (absent when lexical only). */
+  vectors?: Float32Array[];
+}
+
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'cancelled';
+
+/** Where one document of a job stands. */
+export type ItemStage =
+  | 'queued'
+  | 'downloading'
+  | 'extracting'
+  | 'chunking'
+  | 'embedding'
+  | 'indexing'
+  | 'done'
+  | 'skipped'
+  | 'failed'
+  | 'cancelled';
+
+export interface ItemProgress {
+  pages_done: number | null;
+  pages_total: number | null;
+  chunks_embedded: number | null;
+  chunks_total: number | null;
+}
+
+export interface JobItem {
+  /** Position in the job (0-based). */
+  index: number;
+  source: string;
+  source_kind: SourceKind;
+  stage: ItemStage;
+  document_id: string | null;
+  /** skipped: why (e.g. 'unchanged'). */
+  note: string | null;
+  error: DocumentError | null;
+  progress: ItemProgress;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface JobRecord {
+  id: string;
+  collection: string;
+  status: JobStatus;
+  /** Set when the job ended without finishing (failed, cancelled, interrupted by a restart). */
+  reason: string | null;
+  items: JobItem[];
+  counts: { total: number; done: number; skipped: number; failed: number; cancelled: number };
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Times the job was resumed after a restart. */
+  resumed: number;
+}
+
+/** A progress notice, as SSE events and MCP progress notifications relay it. */
+export interface JobEvent {
+  job_id: string;
+  /** 'progress' per stage change or progress tick, 'item' when a document ends, 'job' when the job ends. */
+  type: 'progress' | 'item' | 'job';
+  /** 0-1 over the whole job. */
+  fraction: number;
+  item?: JobItem;
+  job?: Pick<JobRecord, 'id' | 'status' | 'reason' | 'counts'>;
+  message: string;
+}
+
+// ---- The store (src/kb/kb-store.ts): synchronous better-sqlite3, every multi-row change in one transaction ----
+
+export interface DocumentQuery {
+  offset?: number;
+  /** Default 50, at most 500. */
+  limit?: number;
+  status?: DocumentStatus;
+  source_prefix?: string;
+  type?: string;
+  language?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  /** Offset of the next page, or null at the end. */
+  next_offset: number | null;
+}
+
+/** What replaceDocument writes for one ingested version of a source. */
+export interface DocumentVersion {
+  source: string;
+  source_kind: SourceKind;
+  source_key: string;
+  filename: string | null;
+  content_sha256: string;
+  bytes: number;
+  type: string;
+  title: string | null;
+  pages: number | null;
+  language: string | null;
+  /** The job that ingested it (history). */
+  job_id: string | null;
+}
+
+export interface KbStoreApi {
+  createCollection(name: string, description: string | null): CollectionRecord;
+  getCollection(name: string): CollectionRecord | null;
+  listCollections(): CollectionRecord[];
+  collectionStats(collectionId: number): CollectionStats;
+  /** Removes the collection with its documents, chunks, history and jobs rows; returns what went. */
+  deleteCollection(collectionId: number): { documents: number; chunks: number };
+
+  getDocument(collectionId: number, documentId: string): DocumentRecord | null;
+  findDocumentBySourceKey(collectionId: number, sourceKey: string): DocumentRecord | null;
+  listDocuments(collectionId: number, q: DocumentQuery): Page<DocumentRecord>;
+  /** A pending row for a source about to be ingested (kept as is when the source exists). */
+  ensureDocument(collectionId: number, v: Pick<DocumentVersion, 'source' | 'source_kind' | 'source_key' | 'filename'>): DocumentRecord;
+  /**
+   * One transaction: the document row gets the new version (status ready), its old chunks are
+   * deleted and the new ones inserted, the collection's version is bumped, a history row is added.
+   */
+  replaceDocument(
+    collectionId: number,
+    documentId: string,
+    v: DocumentVersion,
+    chunks: NewChunk[],
+    /** One vector per chunk, in order, by the collection's embedder (stored so HNSW can be rebuilt). */
+    vectors?: Float32Array[],
+  ): CommitResult;
+  /** Fixes the collection's embedder on its first embedded document. */
+  setCollectionEmbedder(collectionId: number, embedderId: string, dimension: number): void;
+  /** Records a failed attempt (the previous version's chunks stay) and a history row. */
+  markDocumentFailed(collectionId: number, documentId: string, error: DocumentError, jobId: string | null): DocumentRecord;
+  /** One transaction: the document, its chunks and history go; the collection's version is bumped. */
+  deleteDocument(collectionId: number, documentId: string): { version: number; removedChunkIds: number[] };
+  history(documentId: string): Array<{ at: string; action: 'ingested' | 'skipped' | 'failed' | 'deleted'; content_sha256: string | null; job_id: string | null; detail: string | null }>;
+  recordSkipped(documentId: string, contentSha256: string, jobId: string | null): void;
+
+  /** Chunks by id, in the order asked (missing ids left out). */
+  getChunks(ids: readonly number[]): ChunkRecord[];
+  /** Chunks of one document in order, ord in [fromOrd, toOrd]. */
+  documentChunks(documentId: string, fromOrd?: number, toOrd?: number): ChunkRecord[];
+  /** Every chunk of a collection in id order, read in batches (index rebuilds). */
+  iterateChunks(collectionId: number, batchSize?: number): IterableIterator<ChunkRecord>;
+  /** Stored vectors of a collection's chunks, in id order (HNSW rebuilds). */
+  iterateVectors(collectionId: number, batchSize?: number): IterableIterator<{ id: number; vector: Float32Array }>;
+  /** Ids of the chunks that pass search filters (document-level ones joined from documents). */
+  chunkIdsWhere(collectionId: number, filters: NonNullable<CollectionSearchRequest['filters']>): number[];
+
+  createJob(job: JobRecord): void;
+  /** Writes the job row (status, reason, counts, timestamps, items as JSON) in one statement. */
+  saveJob(job: JobRecord): void;
+  getJob(id: string): JobRecord | null;
+  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
+  /** Jobs left queued or running by a process that stopped (read at start-up). */
+  unfinishedJobs(): JobRecord[];
+  close(): void;
+}
+
+// ---- The facade the tools and routes call (src/kb/knowledge-base.ts) ----
+
+export interface AddDocumentsRequest {
+  urls?: string[];
+  /** Files or folders inside ALLOWED_DIRS (folders are walked recursively). */
+  paths?: string[];
+  /** Globs matched against the path relative to the folder given (e.g. '**\/*.pdf'). */
+  include?: string[];
+  exclude?: string[];
+  upload?: { bytes: Buffer; filename?: string; contentType?: string };
+  ocr?: { mode?: 'auto' | 'always' | 'never'; languages?: string[] };
+  /** Create the collection when it does not exist (MCP ingest_documents does). */
+  create?: boolean;
+}
+
+export interface CollectionSearchRequest {
+  query: string;
+  top_k?: number;
+  mode?: 'lexical' | 'dense' | 'hybrid';
+  rerank?: boolean;
+  explain?: boolean;
+  filters?: {
+    document_ids?: string[];
+    source_prefix?: string;
+    content_type?: ChunkContentType[];
+    language?: string[];
+    page_from?: number;
+    page_to?: number;
+  };
+  /** 'none' (default), 'section' (the hit's heading section) or 'neighbors' (adjacent chunks). */
+  context?: 'none' | 'section' | 'neighbors';
+  /** Characters of context per hit (default 2,000, at most 8,000). */
+  context_chars?: number;
+}
+
+export type Confidence = 'high' | 'medium' | 'low' | 'none';
+
+export interface CollectionHit {
+  chunk_id: number;
+  document_id: string;
+  source: string;
+  title: string | null;
+  text: string;
+  score: number;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string[];
+  content_type: ChunkContentType;
+  importance_score: number;
+  chunk_index: number;
+  context?: { kind: 'section' | 'neighbors'; text: string; chunk_ids: number[]; truncated: boolean };
+}
+
+export interface CollectionSearchResult {
+  collection: string;
+  query: string;
+  results: CollectionHit[];
+  confidence: Confidence;
+  /** Plain words when nothing relevant was found, or why confidence is what it is. */
+  message: string;
+  total_chunks: number;
+  /** Chunks left after filters (null without filters). */
+  filtered_chunks: number | null;
+  retrieval: {
+    mode: 'lexical' | 'dense' | 'hybrid';
+    embedder: string | null;
+    reranker: 'used' | 'unavailable' | 'skipped' | 'failed';
+    reranker_model: string | null;
+    reason?: string;
+    reranker_reason?: string;
+    top_k: number;
+    candidates: number;
+  };
+  /** Documents of the collection that failed ingestion (their chunks, if any, are an older version). */
+  errors: Array<{ document_id: string; source: string; error: DocumentError }>;
+  timings_ms: Record<string, number>;
+  trace?: unknown;
+}
+
+export interface KnowledgeBaseApi {
+  createCollection(name: string, description?: string | null): CollectionRecord & { stats: CollectionStats };
+  listCollections(): Array<CollectionRecord & { stats: CollectionStats }>;
+  /** NOT_FOUND when absent. */
+  getCollection(name: string): CollectionRecord & { stats: CollectionStats };
+  /** Cancels its jobs, deletes rows and index files. */
+  deleteCollection(name: string): Promise<{ name: string; documents: number; chunks: number }>;
+
+  /** Returns at once with the queued job (OVERLOADED past INGEST_QUEUE_MAX). */
+  addDocuments(collection: string, req: AddDocumentsRequest): Promise<JobRecord>;
+  listDocuments(collection: string, q: DocumentQuery): Page<DocumentRecord>;
+  getDocument(collection: string, documentId: string): DocumentRecord & { history: ReturnType<KbStoreApi['history']> };
+  documentChunks(collection: string, documentId: string, q: { offset?: number; limit?: number }): Page<ChunkRecord>;
+  deleteDocument(collection: string, documentId: string): Promise<{ document_id: string; chunks: number }>;
+  /** A job that ingests the document's source again (forced even when unchanged, for URL and path sources). */
+  reingestDocument(collection: string, documentId: string): Promise<JobRecord>;
+
+  getJob(id: string): JobRecord;
+  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
+  /** CONFLICT when the job already ended. */
+  cancelJob(id: string): JobRecord;
+  /** Live events of a job; returns the unsubscribe function. Ended jobs get one final 'job' event. */
+  subscribe(jobId: string, listener: (e: JobEvent) => void): () => void;
+  /** Resolves with the job when it ends or after `ms`, whichever is first. */
+  waitForJob(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord>;
+
+  search(collection: string, req: CollectionSearchRequest, ctx: { signal: AbortSignal }): Promise<CollectionSearchResult>;
+  /** For get_system_health. */
+  stats(): Record<string, unknown>;
+  close(): Promise<void>;
+}
