@@ -17,7 +17,10 @@ export interface CollectionRecord {
   id: number;
   name: string;
   description: string | null;
-  /** Bumped in the same transaction as every committed change to its documents or chunks. */
+  /**
+   * Bumped in the same transaction as every committed change to its chunks (replaceDocument,
+   * deleteDocument: what the indexes apply); pending rows, failures and skips leave it.
+   */
   version: number;
   /** The embedding model its dense index uses (fixed at its first embedded chunk), or null: lexical only. */
   embedder: string | null;
@@ -231,7 +234,10 @@ export interface KbStoreApi {
   setCollectionEmbedder(collectionId: number, embedderId: string, dimension: number): void;
   /** Records a failed attempt (the previous version's chunks stay) and a history row. */
   markDocumentFailed(collectionId: number, documentId: string, error: DocumentError, jobId: string | null): DocumentRecord;
-  /** One transaction: the document, its chunks and history go; the collection's version is bumped. */
+  /**
+   * One transaction: the document and its chunks go; the collection's version is bumped. Its
+   * history stays, ending in a 'deleted' row (an audit trail; deleteCollection removes it).
+   */
   deleteDocument(collectionId: number, documentId: string): { version: number; removedChunkIds: number[] };
   history(documentId: string): Array<{ at: string; action: 'ingested' | 'skipped' | 'failed' | 'deleted'; content_sha256: string | null; job_id: string | null; detail: string | null }>;
   recordSkipped(documentId: string, contentSha256: string, jobId: string | null): void;
@@ -270,6 +276,12 @@ export interface AddDocumentsRequest {
   ocr?: { mode?: 'auto' | 'always' | 'never'; languages?: string[] };
   /** Create the collection when it does not exist (MCP ingest_documents does). */
   create?: boolean;
+  /**
+   * Added by the JOBS helper: allowed folders for `paths` when ALLOWED_DIRS is unset — MCP over
+   * stdio passes the client's roots here (absolute paths or file:// URIs). Ignored when
+   * ALLOWED_DIRS is set; never taken from REST input.
+   */
+  allowedDirs?: string[];
 }
 
 export interface CollectionSearchRequest {
@@ -366,4 +378,15 @@ export interface KnowledgeBaseApi {
   /** For get_system_health. */
   stats(): Record<string, unknown>;
   close(): Promise<void>;
+}
+
+// ---- Added by the SURFACE helper (MCP roots) ----
+
+/** Merged into AddDocumentsRequest above (declaration merging): an optional member only. */
+export interface AddDocumentsRequest {
+  /**
+   * MCP over stdio: the client's roots (absolute paths or file:// URIs), used as the allowed folders
+   * for `paths` when ALLOWED_DIRS is unset (ignored when ALLOWED_DIRS is set).
+   */
+  allowedDirs?: string[];
 }

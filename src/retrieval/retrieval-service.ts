@@ -17,7 +17,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Static } from 'typebox';
 import type { CacheRegistry, RetrieverEntry } from '../cache/cache-registry.ts';
 import type { CallContext, DocumentSource } from '../call-context.ts';
-import { toolError } from '../errors.ts';
+import { isToolError, toolError, toPublicError } from '../errors.ts';
 import type { OcrRequest, ProcessedDocument } from '../extractors/types.ts';
 import { errorText } from '../util/error-text.ts';
 import { describeFsError, diskCondition, redactPaths } from '../util/fs-errors.ts';
@@ -212,6 +212,14 @@ function rawOcrPart(ocr: OcrRequest | undefined): string {
   return `:ocr=${ocr.mode ?? 'auto'}/${(ocr.languages ?? []).join('+')}/${ocr.maxPages ?? ''}`;
 }
 
+/** A document of a multi-document call that could not be searched. */
+export type DocumentFailure = { source: string; code: string; message: string };
+
+/** How a failed source is named in `errors`: its URL, or 'upload:' and the file name. */
+function sourceLabel(source: DocumentSource): string {
+  return 'url' in source ? source.url : `upload:${source.upload.filename ?? 'file'}`;
+}
+
 const elapsed = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
 export class RetrievalService {
@@ -404,6 +412,48 @@ export class RetrievalService {
     return out;
   }
 
+  /**
+   * Indexes every source of a call. One document failing among several does not fail the call:
+   * the others are searched and the failure is reported per document (issue 10, item 7). A single
+   * document, a call whose signal fired (timeout, shutdown) or a call where every document failed
+   * is answered with an error as before: the only one, the signal's, or one naming them all.
+   */
+  private async indexAll(
+    sources: DocumentSource[],
+    ctx: CallContext,
+    ocr: OcrRequest | undefined,
+  ): Promise<{ loaded: Array<{ index: DocumentIndex; origin: IndexOrigin }>; errors: DocumentFailure[] }> {
+    if (sources.length === 1) return { loaded: [await this.index(sources[0], ctx, ocr)], errors: [] };
+    const settled = await Promise.allSettled(sources.map((s) => this.index(s, ctx, ocr)));
+    const loaded: Array<{ index: DocumentIndex; origin: IndexOrigin }> = [];
+    const failed: Array<{ source: string; err: unknown }> = [];
+    settled.forEach((r, i) => {
+      if (r.status === 'fulfilled') loaded.push(r.value);
+      else failed.push({ source: sourceLabel(sources[i]), err: r.reason });
+    });
+    if (failed.length === 0) return { loaded, errors: [] };
+    if (ctx.signal.aborted) throw failed[0].err;
+    const errors: DocumentFailure[] = [];
+    const named = new Set<string>();
+    for (const f of failed) {
+      if (named.has(f.source)) continue;
+      named.add(f.source);
+      const pub = toPublicError(f.err);
+      if (!isToolError(f.err)) ctx.log?.warn({ source: f.source, err: errorText(f.err) }, 'document failed in a multi-document retrieval');
+      errors.push({ source: f.source, code: pub.code, message: this.publicText(pub.message) });
+    }
+    if (loaded.length === 0) {
+      if (errors.length === 1) throw failed[0].err;
+      const first = toPublicError(failed[0].err);
+      throw toolError(
+        first.code,
+        `All ${errors.length} documents failed: ${errors.map((e) => `${e.source}: ${e.code}: ${e.message}`).join('; ')}`,
+        failed[0].err,
+      );
+    }
+    return { loaded, errors };
+  }
+
   async retrieve(req: RetrieveRequest, ctx: CallContext): Promise<RetrieveResult> {
     const t0 = performance.now();
     if (req.sources.length === 0) throw toolError('VALIDATION_ERROR', 'Give document_url, document_urls or upload a file');
@@ -412,7 +462,7 @@ export class RetrievalService {
     if (!query) throw toolError('VALIDATION_ERROR', 'query must contain text');
     const topK = Math.min(MAX_TOP_K, Math.max(1, Math.floor(req.topK ?? DEFAULT_TOP_K)));
 
-    const loaded = await Promise.all(req.sources.map((s) => this.index(s, ctx, req.ocr)));
+    const { loaded, errors } = await this.indexAll(req.sources, ctx, req.ocr);
     // The same document named twice is searched once.
     const seen = new Set<string>();
     const docs = loaded.filter((d) => !seen.has(d.index.key) && seen.add(d.index.key));
@@ -513,6 +563,7 @@ export class RetrievalService {
         })),
         timings: { ...res.timings, load_ms: loadMs, total_ms: elapsed(t0) },
       },
+      ...(errors.length > 0 ? { errors } : {}),
     };
     if (res.trace) {
       const ref = (i: number) => ({ chunk_index: all[i].chunk.chunk_index, source: all[i].source });

@@ -129,6 +129,19 @@ export const RetrieveResultSchema = Type.Object(
     results: Type.Array(RetrievedChunkSchema),
     total_chunks_indexed: Type.Integer({ minimum: 0 }),
     retrieval: Retrieval,
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            source: Type.String({ description: 'The document as it was named (URL, or "upload:" and the file name)' }),
+            code: Type.String({ description: 'The error code the document alone would have failed with (e.g. DOWNLOAD_ERROR, UNSUPPORTED_FORMAT)' }),
+            message: Type.String(),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Documents of a multi-document call that could not be searched; the results come from the others. Absent when every document was searched' },
+      ),
+    ),
     trace: Type.Optional(Trace),
   },
   { additionalProperties: false },

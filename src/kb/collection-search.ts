@@ -1,0 +1,328 @@
+/**
+ * Search over a knowledge-base collection: the same ranking as retrieve_chunks, at collection scale.
+ *
+ * The collection's own indexes give the first-stage candidates (BM25 over every live chunk with
+ * exact global statistics; HNSW when the collection has an embedder the model layer can load),
+ * with the filters applied as an id predicate from the store. Only those few candidates are read
+ * from SQLite, and the ranking core (src/retrieval/search.ts searchChunks) runs over them through
+ * adapters that hand back the precomputed candidate lists at local positions; so RRF, the queued
+ * cross-encoder rerank, the diversity filter and the explain trace (with rank changes) are exactly
+ * those of retrieve_chunks. Then each hit gets its document, optional reading context
+ * (hit-context.ts) and the answer a confidence level (confidence.ts); 'none' returns no results
+ * and says so plainly rather than returning the least bad noise.
+ */
+import { toolError } from '../errors.ts';
+import type { ScoredIndex } from '../retrieval/bm25.ts';
+import { DEFAULT_TOP_K, type ModelLayer } from '../retrieval/retrieval-service.ts';
+import { CANDIDATE_FACTOR, MIN_CANDIDATES, searchChunks, type DenseSearch, type LexicalSearch, type RetrievalMode } from '../retrieval/search.ts';
+import type { RerankOutcome } from '../retrieval/types.ts';
+import type { Analyzer } from '../retrieval/tokenizer.ts';
+import { assessConfidence, type QueryTerm } from './confidence.ts';
+import { ContextReader, contextBudget, hitContext } from './hit-context.ts';
+import type { CollectionHit, CollectionRecord, CollectionSearchRequest, CollectionSearchResult, DocumentRecord, KbStoreApi } from './types.ts';
+
+/** Results per search: default 5 (as retrieve_chunks), at most 50. */
+export const COLLECTION_MAX_TOP_K = 50;
+/** Failed documents listed in `errors` at most. */
+const MAX_LISTED_ERRORS = 50;
+
+type IdFilter = (id: number) => boolean;
+type IdHit = { id: number; score: number };
+
+/** What the search needs of a collection's lexical index (CollectionLexicalIndex satisfies it). */
+export interface CollectionLexicalSearch {
+  readonly size: number;
+  readonly analyzer: Analyzer;
+  search(query: string, k: number, filter?: IdFilter): IdHit[];
+  /** Sorted distinct FNV-1a term hashes of a chunk (as Bm25Index.termIds). */
+  termIds(id: number): Int32Array;
+  /** Live chunks containing an analyzed term; optional (without it df is counted by a search). */
+  docFreq?(term: string): number;
+}
+
+/** What the search needs of a collection's dense index (CollectionDenseIndex satisfies it). */
+export interface CollectionDenseSearch {
+  search(vector: Float32Array, k: number, filter?: IdFilter): IdHit[] | Promise<IdHit[]>;
+}
+
+export interface CollectionSearchDeps {
+  collection: CollectionRecord;
+  store: Pick<KbStoreApi, 'getChunks' | 'documentChunks' | 'chunkIdsWhere' | 'getDocument' | 'listDocuments'>;
+  indexes: { lexical: CollectionLexicalSearch; dense: CollectionDenseSearch | null };
+  models: ModelLayer | null;
+  /** Rewrites client-visible reasons (e.g. redacting paths); identity by default. */
+  publicText?: (s: string) => string;
+}
+
+const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
+
+/** FNV-1a, 32-bit: the term hash of Bm25Index.termIds and CollectionLexicalIndex.termIds. */
+export function termHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
+
+function sortedHas(a: Int32Array, x: number): boolean {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] === x) return true;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** The query's distinct analyzed terms with df and idf over the whole collection (BM25's idf). */
+export function queryTerms(lexical: CollectionLexicalSearch, query: string): QueryTerm[] {
+  const n = lexical.size;
+  const out: QueryTerm[] = [];
+  const seen = new Set<string>();
+  for (const term of lexical.analyzer.tokenize(query)) {
+    if (seen.has(term)) continue;
+    seen.add(term);
+    const df = lexical.docFreq ? lexical.docFreq(term) : dfBySearch(lexical, term);
+    out.push({ term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
+  }
+  return out;
+}
+
+/** df without a docFreq method: the chunks a one-term search finds (terms re-analyze to themselves in almost every case). */
+function dfBySearch(lexical: CollectionLexicalSearch, term: string): number {
+  const again = lexical.analyzer.tokenize(term);
+  if (again.length !== 1 || again[0] !== term) return 0;
+  return lexical.search(term, lexical.size).length;
+}
+
+/**
+ * Filter id sets by (collection, version, filters): every change of chunks or of the document
+ * fields filters read (source, language) commits a new collection version, so an entry is exact
+ * while its version is current. Bounded: a few recent filters, sets up to FILTER_CACHE_MAX_IDS.
+ */
+const FILTER_CACHE_ENTRIES = 16;
+const FILTER_CACHE_MAX_IDS = 200_000;
+/** Per store (two stores, e.g. two data folders in one process, never share entries). */
+const filterCaches = new WeakMap<object, Map<string, Set<number>>>();
+
+function filterIds(deps: CollectionSearchDeps, filters: NonNullable<CollectionSearchRequest['filters']>): Set<number> {
+  const { collection } = deps;
+  // created_at too: a deleted collection's id may be reused by a new one.
+  const key = `${collection.id}:${collection.created_at}:${collection.version}:${JSON.stringify(filters, Object.keys(filters).sort())}`;
+  let filterCache = filterCaches.get(deps.store);
+  if (!filterCache) filterCaches.set(deps.store, (filterCache = new Map()));
+  const hit = filterCache.get(key);
+  if (hit) {
+    filterCache.delete(key);
+    filterCache.set(key, hit);
+    return hit;
+  }
+  const ids = new Set(deps.store.chunkIdsWhere(collection.id, filters));
+  if (ids.size <= FILTER_CACHE_MAX_IDS) {
+    filterCache.set(key, ids);
+    if (filterCache.size > FILTER_CACHE_ENTRIES) filterCache.delete(filterCache.keys().next().value!);
+  }
+  return ids;
+}
+
+function hasFilters(f: CollectionSearchRequest['filters']): f is NonNullable<CollectionSearchRequest['filters']> {
+  return !!f && Object.values(f).some((v) => v !== undefined);
+}
+
+export async function searchCollection(deps: CollectionSearchDeps, req: CollectionSearchRequest, signal: AbortSignal): Promise<CollectionSearchResult> {
+  const tStart = performance.now();
+  const { collection, store, indexes, models } = deps;
+  const publicText = deps.publicText ?? ((s: string) => s);
+  const query = req.query.trim();
+  if (!query) throw toolError('VALIDATION_ERROR', 'query must contain text');
+  const topK = Math.min(COLLECTION_MAX_TOP_K, Math.max(1, Math.floor(req.top_k ?? DEFAULT_TOP_K)));
+  const n = Math.max(MIN_CANDIDATES, CANDIDATE_FACTOR * topK);
+  const timings: Record<string, number> = {};
+  const lexical = indexes.lexical;
+  const total = lexical.size;
+
+  // Dense: the collection's embedder, its index and the model layer must all be there.
+  const embedder = collection.embedder && indexes.dense ? models?.embedderById(collection.embedder) ?? null : null;
+  const denseReady = embedder !== null;
+  const denseWhyNot = publicText(
+    !collection.embedder
+      ? 'the collection has no embeddings (its documents were indexed without an embedding model)'
+      : !models
+        ? 'no embedding model is configured'
+        : !indexes.dense
+          ? `the dense index of the collection (${collection.embedder}) is not loaded`
+          : `the embedder that indexed the collection (${collection.embedder}) is not available${models.denseUnavailableReason() ? `: ${models.denseUnavailableReason()}` : ''}`,
+  );
+  if ((req.mode === 'dense' || req.mode === 'hybrid') && !denseReady && total > 0) {
+    throw toolError('MODEL_UNAVAILABLE', `mode "${req.mode}" needs an embedding model: ${denseWhyNot}`);
+  }
+  const mode: RetrievalMode = req.mode ?? (denseReady ? 'hybrid' : 'lexical');
+
+  let rerank: ((q: string, p: string[], s?: AbortSignal) => Promise<RerankOutcome>) | null = null;
+  let rerankAbsent: { status: 'skipped' | 'unavailable'; reason: string } | undefined;
+  if (req.rerank === false) rerankAbsent = { status: 'skipped', reason: 'rerank: false was requested' };
+  else if (models?.rerankerId()) rerank = (q, p, s) => models.rerank(q, p, s);
+  else rerankAbsent = { status: 'unavailable', reason: publicText(models?.rerankerUnavailableReason() || 'no reranker model is configured') };
+
+  // Filters -> an id predicate.
+  let filter: IdFilter | undefined;
+  let filtered: number | null = null;
+  if (hasFilters(req.filters)) {
+    const t0 = performance.now();
+    const ids = filterIds(deps, req.filters);
+    filtered = ids.size;
+    filter = (id) => ids.has(id);
+    timings.filter_ms = ms(t0);
+  }
+
+  // First stage over the collection.
+  let lexHits: IdHit[] | null = null;
+  let denseHits: IdHit[] | null = null;
+  const searchable = total > 0 && filtered !== 0;
+  if (mode !== 'dense') {
+    const t0 = performance.now();
+    lexHits = searchable ? lexical.search(query, n, filter) : [];
+    timings.lexical_ms = ms(t0);
+  }
+  if (mode !== 'lexical') {
+    if (searchable) {
+      const t0 = performance.now();
+      const [vector] = await embedder!.embed([query], 'query', signal);
+      timings.embed_ms = ms(t0);
+      const t1 = performance.now();
+      denseHits = await indexes.dense!.search(vector, n, filter);
+      timings.dense_ms = ms(t1);
+    } else denseHits = [];
+  }
+  signal.throwIfAborted();
+
+  // The candidates' rows, at local positions.
+  const t0 = performance.now();
+  const wanted = [...new Set([...(lexHits ?? []).map((h) => h.id), ...(denseHits ?? []).map((h) => h.id)])];
+  const rows = store.getChunks(wanted);
+  timings.fetch_ms = ms(t0);
+  const pos = new Map<number, number>(rows.map((c, i) => [c.id, i]));
+  const local = (hits: IdHit[] | null): ScoredIndex[] => (hits ?? []).filter((h) => pos.has(h.id)).map((h) => ({ index: pos.get(h.id)!, score: h.score }));
+  const lexLocal = local(lexHits);
+  const denseLocal = local(denseHits);
+  const lexicalAdapter: LexicalSearch = {
+    search: (_q, k) => lexLocal.slice(0, k),
+    termIds: (i) => lexical.termIds(rows[i].id),
+  };
+  const denseAdapter: DenseSearch = { embedderId: embedder?.id ?? 'none', search: async (_q, k) => denseLocal.slice(0, k) };
+
+  const res = await searchChunks({
+    query,
+    chunks: rows,
+    lexical: lexicalAdapter,
+    dense: mode === 'lexical' ? null : denseAdapter,
+    mode,
+    topK,
+    candidates: n,
+    rerank,
+    ...(rerankAbsent ? { rerankAbsent } : {}),
+    explain: req.explain === true,
+    signal,
+  });
+  for (const k of ['fusion_ms', 'rerank_ms', 'diversity_ms'] as const) if (res.timings[k] !== undefined) timings[k] = res.timings[k]!;
+
+  // Confidence from the first-stage scores and the top hit.
+  const tc = performance.now();
+  const top = res.hits[0] ? rows[res.hits[0].index] : null;
+  let terms: QueryTerm[] = [];
+  let topHasTerm: boolean[] = [];
+  if (lexHits) {
+    terms = queryTerms(lexical, query);
+    const topTerms = top ? lexical.termIds(top.id) : new Int32Array(0);
+    topHasTerm = terms.map((t) => sortedHas(topTerms, termHash(t.term)));
+  }
+  const assessed = assessConfidence({
+    collection: collection.name,
+    query,
+    hits: res.hits.length,
+    filtered: filtered !== null,
+    lexical: lexHits ? { candidates: lexHits.length, scores: lexHits.map((h) => h.score), terms, topHasTerm } : null,
+    dense: denseHits ? { topScore: denseHits[0]?.score ?? null } : null,
+    rerank: res.reranker.status === 'used' && res.hits[0] ? { topLogit: res.hits[0].score } : null,
+  });
+  timings.confidence_ms = ms(tc);
+  let message = assessed.message;
+  if (total === 0) message = `Nothing in collection "${collection.name}" matches "${query}": the collection has no searchable chunks yet.`;
+  else if (filtered === 0) message = `Nothing in collection "${collection.name}" matches "${query}": no chunk passes the filters.`;
+
+  // Hits with their documents and context ('none' returns nothing).
+  const docs = new Map<string, DocumentRecord | null>();
+  const docOf = (id: string) => {
+    if (!docs.has(id)) docs.set(id, store.getDocument(collection.id, id));
+    return docs.get(id)!;
+  };
+  const kept = assessed.confidence === 'none' ? [] : res.hits;
+  const tx = performance.now();
+  const reader = req.context && req.context !== 'none' ? new ContextReader(store) : null;
+  const budget = contextBudget(req.context_chars);
+  const results: CollectionHit[] = kept.map((h) => {
+    const c = rows[h.index];
+    const d = docOf(c.document_id);
+    const hit: CollectionHit = {
+      chunk_id: c.id,
+      document_id: c.document_id,
+      source: d?.source ?? '',
+      title: d?.title ?? null,
+      text: c.text,
+      score: h.score,
+      page_start: c.page_start,
+      page_end: c.page_end,
+      heading_path: c.heading_path,
+      content_type: c.content_type,
+      importance_score: c.importance,
+      chunk_index: c.ord,
+    };
+    if (reader) hit.context = hitContext(reader, c, req.context as 'section' | 'neighbors', budget);
+    return hit;
+  });
+  if (reader) timings.context_ms = ms(tx);
+
+  const tf = performance.now();
+  const failed = store.listDocuments(collection.id, { status: 'failed', limit: MAX_LISTED_ERRORS }).items;
+  timings.errors_ms = ms(tf);
+  timings.total_ms = ms(tStart);
+  const out: CollectionSearchResult = {
+    collection: collection.name,
+    query,
+    results,
+    confidence: total === 0 || filtered === 0 ? 'none' : assessed.confidence,
+    message,
+    total_chunks: total,
+    filtered_chunks: filtered,
+    retrieval: {
+      mode,
+      embedder: mode === 'lexical' ? null : embedder?.id ?? null,
+      reranker: res.reranker.status,
+      reranker_model: res.reranker.status === 'used' ? models?.rerankerId() ?? null : null,
+      ...(mode === 'lexical' && !req.mode ? { reason: `lexical: ${denseWhyNot}` } : {}),
+      ...(res.reranker.reason ? { reranker_reason: publicText(res.reranker.reason) } : {}),
+      top_k: topK,
+      candidates: n,
+    },
+    errors: failed.map((d) => ({ document_id: d.id, source: d.source, error: d.error ?? { code: 'PROCESSING_ERROR', message: 'ingestion failed' } })),
+    timings_ms: timings,
+  };
+  if (res.trace) {
+    const ref = (i: number) => ({ chunk_id: rows[i].id, document_id: rows[i].document_id, chunk_index: rows[i].ord });
+    out.trace = {
+      ...res.trace,
+      confidence: assessed.signals,
+      candidates: res.trace.candidates.map(({ index, duplicate_of, ...c }) => ({
+        ...ref(index),
+        ...c,
+        ...(duplicate_of !== undefined ? { duplicate_of: ref(duplicate_of) } : {}),
+      })),
+    };
+  }
+  return out;
+}
+

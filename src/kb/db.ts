@@ -1,0 +1,133 @@
+/**
+ * Opens the knowledge base's SQLite file (DATA_DIR/kb/kb.sqlite) with the settings the store relies
+ * on, and turns every way that can fail into one coded error (STORAGE_UNAVAILABLE) that names the
+ * condition, never the path: a folder that cannot be created or written, a file that is not a
+ * database, a database that fails its integrity check.
+ *
+ * Settings and why:
+ * - journal_mode=WAL: readers never block the one writer, and a commit is one append to the WAL.
+ * - synchronous=NORMAL: in WAL mode a commit is written to the WAL (the OS page cache) before
+ *   COMMIT returns and only fsynced at checkpoints. That is durable against a process crash or
+ *   kill -9 (the OS still holds the pages; the next open replays the WAL), and the database is never
+ *   corrupted even by a power loss; a power loss may only drop the last few committed transactions.
+ *   FULL would fsync on every commit (several ms each) for that last guarantee only.
+ * - foreign_keys=ON: chunks, vectors and history go with their document or collection (CASCADE).
+ * - busy_timeout: another connection (a second process, a backup tool) holding the write lock
+ *   briefly is waited for instead of failing at once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { isToolError, toolError, type ToolError } from '../errors.ts';
+import { describeFsError } from '../util/fs-errors.ts';
+
+export type KbDatabase = Database.Database;
+
+/** The database file's name inside the knowledge base folder. */
+export const KB_DB_FILE = 'kb.sqlite';
+
+export const BUSY_TIMEOUT_MS = 5_000;
+
+export interface OpenKbDatabaseOptions {
+  /**
+   * 'after-crash' (default): PRAGMA quick_check on open when the last process that had the file
+   * open did not close it (kill -9, crash, power loss), read from the meta table's shutdown mark;
+   * 'quick': on every open; 'none': never (salvage tools). quick_check reads the whole file: about
+   * a second per few hundred MB, too slow for every start of a large knowledge base, and a clean
+   * shutdown leaves nothing to find (SQLite still reports any corrupt page it meets later).
+   */
+  integrityCheck?: 'after-crash' | 'quick' | 'none';
+}
+
+/** The meta row that tells whether the file was closed cleanly ('clean') or is in use ('running'). */
+const SHUTDOWN_KEY = 'shutdown';
+
+/** True when the file has a meta table whose shutdown mark says the last user did not close it. */
+function closedUncleanly(db: KbDatabase): boolean {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
+  if (!hasMeta) return false; // a new file (or one from before the mark): nothing written yet
+  const mark = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(SHUTDOWN_KEY);
+  return mark !== undefined && mark !== 'clean';
+}
+
+/** Marks the file in use (after migrations) or cleanly closed (just before closing it). */
+export function markShutdown(db: KbDatabase, state: 'running' | 'clean'): void {
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(SHUTDOWN_KEY, state);
+}
+
+/** Whether openKbDatabase ran quick_check, per handle (for health reports and tests). */
+export const integrityChecked = new WeakMap<KbDatabase, boolean>();
+
+const sqliteCode = (err: unknown): string =>
+  err && typeof err === 'object' && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : '';
+
+/** STORAGE_UNAVAILABLE for an SQLite or file-system failure, worded by condition and without paths. */
+export function kbStorageError(what: string, err: unknown): ToolError {
+  if (isToolError(err)) return err;
+  const code = sqliteCode(err);
+  let why: string;
+  if (code === 'SQLITE_NOTADB') why = 'the file is not an SQLite database';
+  else if (code.startsWith('SQLITE_CORRUPT')) why = 'the database file is corrupt';
+  else if (code === 'SQLITE_FULL') why = 'no space left on the data disk';
+  else if (code.startsWith('SQLITE_READONLY')) why = 'the database is read-only (file or folder not writable)';
+  else if (code.startsWith('SQLITE_CANTOPEN')) why = 'the database file cannot be opened (folder missing or not writable)';
+  else if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) why = 'the database is locked by another process';
+  else if (code.startsWith('SQLITE_IOERR')) why = `a disk I/O error occurred (${code})`;
+  else why = describeFsError(err);
+  return toolError('STORAGE_UNAVAILABLE', `knowledge base ${what}: ${why} (DATA_DIR/kb/${KB_DB_FILE})`, err);
+}
+
+/** True for the SQLite errors that mean the storage failed (as opposed to a constraint or a bug). */
+export function isStorageFailure(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return /^SQLITE_(NOTADB|CORRUPT|FULL|READONLY|CANTOPEN|BUSY|LOCKED|IOERR|PROTOCOL|NOMEM)/.test(code) || /^E[A-Z]+$/.test(code);
+}
+
+/**
+ * Opens (creating when absent) `dir/kb.sqlite` with WAL, synchronous=NORMAL, foreign keys and a
+ * busy timeout, checks it can take writes and runs quick_check (by default after an unclean
+ * shutdown only). Throws
+ * STORAGE_UNAVAILABLE with the reason otherwise; the handle is closed on every failure.
+ */
+export function openKbDatabase(dir: string, opts: OpenKbDatabaseOptions = {}): KbDatabase {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw kbStorageError('folder cannot be created or written', err);
+  }
+  let db: KbDatabase;
+  try {
+    db = new Database(path.join(dir, KB_DB_FILE), { timeout: BUSY_TIMEOUT_MS });
+  } catch (err) {
+    throw kbStorageError('cannot be opened', err);
+  }
+  try {
+    // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).
+    const journal = db.pragma('journal_mode = WAL', { simple: true });
+    if (journal !== 'wal') throw toolError('STORAGE_UNAVAILABLE', `knowledge base cannot use WAL mode (the file system gave '${String(journal)}')`);
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // A file or folder the process may not write opens read-only; taking the write lock tells.
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    const mode = opts.integrityCheck ?? 'after-crash';
+    const check = mode === 'quick' || (mode === 'after-crash' && closedUncleanly(db));
+    integrityChecked.set(db, check);
+    if (check) {
+      const result = db.pragma('quick_check(1)', { simple: true });
+      if (result !== 'ok') {
+        throw toolError('STORAGE_UNAVAILABLE', `knowledge base failed its integrity check: ${String(result).slice(0, 200)} (DATA_DIR/kb/${KB_DB_FILE}; restore a backup or move the file away to start empty)`);
+      }
+    }
+    return db;
+  } catch (err) {
+    try {
+      db.close();
+    } catch {
+      // already unusable
+    }
+    throw kbStorageError('cannot be used', err);
+  }
+}

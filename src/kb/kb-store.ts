@@ -1,0 +1,698 @@
+/**
+ * The knowledge base's rows in SQLite (better-sqlite3, synchronous): collections, documents,
+ * chunks, their vectors, the ingestion history and jobs. Every change of more than one row runs in
+ * one transaction, so a crash or kill -9 leaves each document at its old or its new version, whole.
+ *
+ * Choices worth knowing:
+ * - A collection's `version` is bumped by the commits that change its chunks (replaceDocument,
+ *   deleteDocument), the ones the indexes must apply; a pending row, a failed attempt, a skip or an
+ *   embedder choice leave it (and so every index snapshot tagged with it) as it is.
+ * - deleteDocument keeps the document's history and adds a 'deleted' row (an audit trail of what
+ *   was ingested and removed); deleting the collection removes its history and jobs.
+ * - Statements are prepared once (fixed ones in the constructor, filter combinations in a small
+ *   bounded cache); id lists travel as one JSON parameter (json_each), whatever their length.
+ * - Reads over a whole collection go in batches keyed by id (id > last), never OFFSET, so memory
+ *   stays bounded and each batch is an index seek.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Statement } from 'better-sqlite3';
+import { isToolError, toolError } from '../errors.ts';
+import type { ChunkContentType } from '../retrieval/types.ts';
+import { integrityChecked, isStorageFailure, kbStorageError, markShutdown, openKbDatabase, type KbDatabase, type OpenKbDatabaseOptions } from './db.ts';
+import { migrate } from './migrations.ts';
+import {
+  COLLECTION_NAME_PATTERN,
+  type ChunkRecord,
+  type CollectionRecord,
+  type CollectionSearchRequest,
+  type CollectionStats,
+  type CommitResult,
+  type DocumentError,
+  type DocumentQuery,
+  type DocumentRecord,
+  type DocumentStatus,
+  type DocumentVersion,
+  type JobRecord,
+  type JobStatus,
+  type KbStoreApi,
+  type NewChunk,
+  type Page,
+} from './types.ts';
+
+export const DEFAULT_PAGE_LIMIT = 50;
+export const MAX_PAGE_LIMIT = 500;
+export const DEFAULT_BATCH_SIZE = 2_000;
+const STATEMENT_CACHE_MAX = 64;
+const NAME_RE = new RegExp(COLLECTION_NAME_PATTERN);
+const LITTLE_ENDIAN = os.endianness() === 'LE';
+
+type HistoryEntry = ReturnType<KbStoreApi['history']>[number];
+type SearchFilters = NonNullable<CollectionSearchRequest['filters']>;
+
+/** 'doc_' + 12 lowercase hex characters (48 random bits). */
+export function newDocumentId(): string {
+  return `doc_${randomBytes(6).toString('hex')}`;
+}
+
+/** 'job_' + 12 lowercase hex characters, for the job runner's JobRecord ids. */
+export function newJobId(): string {
+  return `job_${randomBytes(6).toString('hex')}`;
+}
+
+/** float32 little-endian bytes of a vector (a copy on big-endian hosts, a view otherwise). */
+export function vectorToBlob(v: Float32Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  const out = Buffer.alloc(v.length * 4);
+  for (let i = 0; i < v.length; i++) out.writeFloatLE(v[i]!, i * 4);
+  return out;
+}
+
+/** A fresh, aligned Float32Array from float32 little-endian bytes. */
+export function blobToVector(b: Buffer): Float32Array {
+  const out = new Float32Array(b.length >>> 2);
+  if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b.subarray(0, out.length * 4));
+  else for (let i = 0; i < out.length; i++) out[i] = b.readFloatLE(i * 4);
+  return out;
+}
+
+interface DocumentRow {
+  seq?: number;
+  id: string;
+  collection_id: number;
+  source: string;
+  source_kind: DocumentRecord['source_kind'];
+  source_key: string;
+  filename: string | null;
+  content_sha256: string | null;
+  bytes: number | null;
+  type: string | null;
+  title: string | null;
+  pages: number | null;
+  language: string | null;
+  status: DocumentStatus;
+  error_code: string | null;
+  error_message: string | null;
+  chunk_count: number;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+  ingested_at: string | null;
+}
+
+interface ChunkRow {
+  id: number;
+  document_id: string;
+  collection_id: number;
+  ord: number;
+  text: string;
+  page_start: number | null;
+  page_end: number | null;
+  heading_path: string;
+  char_start: number;
+  char_end: number;
+  importance: number;
+  content_type: ChunkContentType;
+}
+
+interface JobRow {
+  id: string;
+  collection: string;
+  status: JobStatus;
+  reason: string | null;
+  items: string;
+  counts: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  resumed: number;
+}
+
+const CHUNK_COLUMNS = 'id, document_id, collection_id, ord, text, page_start, page_end, heading_path, char_start, char_end, importance, content_type';
+const CHUNK_COLUMNS_C = CHUNK_COLUMNS.split(', ')
+  .map((c) => `c.${c}`)
+  .join(', ');
+
+function toDocument(r: DocumentRow): DocumentRecord {
+  const { error_code, error_message, seq: _seq, ...rest } = r;
+  return { ...rest, error: error_code === null ? null : { code: error_code, message: error_message ?? '' } };
+}
+
+function toChunk(r: ChunkRow): ChunkRecord {
+  return { ...r, heading_path: JSON.parse(r.heading_path) as string[] };
+}
+
+function toJob(r: JobRow): JobRecord {
+  return { ...r, items: JSON.parse(r.items) as JobRecord['items'], counts: JSON.parse(r.counts) as JobRecord['counts'] };
+}
+
+function pageWindow(offset: number | undefined, limit: number | undefined): { offset: number; limit: number } {
+  const o = Number.isFinite(offset) ? Math.max(0, Math.floor(offset!)) : 0;
+  const l = Number.isFinite(limit) ? Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.floor(limit!))) : DEFAULT_PAGE_LIMIT;
+  return { offset: o, limit: l };
+}
+
+function pageOf<T>(items: T[], total: number, offset: number): Page<T> {
+  const end = offset + items.length;
+  return { items, total, next_offset: end < total ? end : null };
+}
+
+const now = (): string => new Date().toISOString();
+
+export interface KbStoreOptions extends OpenKbDatabaseOptions {}
+
+export class KbStore implements KbStoreApi {
+  readonly dir: string;
+  private readonly db: KbDatabase;
+  private readonly cache = new Map<string, Statement>();
+  private closed = false;
+  private readonly s: ReturnType<KbStore['prepareFixed']>;
+  /** Addition to KbStoreApi: whether this open ran quick_check (after an unclean shutdown, or asked). */
+  readonly integrityChecked: boolean;
+
+  /** Opens (creating and migrating) `dir/kb.sqlite`; `dir` is the knowledge base folder, DATA_DIR/kb. */
+  constructor(dir: string, opts: KbStoreOptions = {}) {
+    this.dir = dir;
+    this.db = openKbDatabase(dir, opts);
+    this.integrityChecked = integrityChecked.get(this.db) ?? false;
+    try {
+      migrate(this.db);
+      markShutdown(this.db, 'running');
+      this.s = this.prepareFixed();
+    } catch (err) {
+      this.db.close();
+      throw kbStorageError('cannot be prepared', err);
+    }
+  }
+
+  private prepareFixed() {
+    const db = this.db;
+    return {
+      insertCollection: db.prepare(
+        'INSERT INTO collections (name, description, version, created_at, updated_at) VALUES (?, ?, 0, ?, ?) RETURNING *',
+      ),
+      collectionByName: db.prepare('SELECT * FROM collections WHERE name = ?'),
+      collectionById: db.prepare('SELECT * FROM collections WHERE id = ?'),
+      collections: db.prepare('SELECT * FROM collections ORDER BY name'),
+      bumpVersion: db.prepare('UPDATE collections SET version = version + 1, updated_at = ? WHERE id = ? RETURNING version'),
+      setEmbedder: db.prepare('UPDATE collections SET embedder = ?, dimension = ?, updated_at = ? WHERE id = ?'),
+      deleteCollection: db.prepare('DELETE FROM collections WHERE id = ?'),
+      deleteJobsOf: db.prepare('DELETE FROM jobs WHERE collection = ?'),
+      countDocs: db.prepare('SELECT COUNT(*) AS n FROM documents WHERE collection_id = ?').pluck(),
+      countChunks: db.prepare('SELECT COUNT(*) AS n FROM chunks WHERE collection_id = ?').pluck(),
+      statsByStatus: db.prepare(
+        `SELECT status, COUNT(*) AS n, COALESCE(SUM(chunk_count), 0) AS chunks, COALESCE(SUM(bytes), 0) AS bytes, COALESCE(SUM(pages), 0) AS pages
+         FROM documents WHERE collection_id = ? GROUP BY status`,
+      ),
+      statsByLanguage: db.prepare('SELECT language AS k, COUNT(*) AS n FROM documents WHERE collection_id = ? AND language IS NOT NULL GROUP BY language'),
+      statsByType: db.prepare('SELECT type AS k, COUNT(*) AS n FROM documents WHERE collection_id = ? AND type IS NOT NULL GROUP BY type'),
+
+      document: db.prepare('SELECT * FROM documents WHERE id = ? AND collection_id = ?'),
+      documentAnywhere: db.prepare('SELECT * FROM documents WHERE id = ?'),
+      documentByKey: db.prepare('SELECT * FROM documents WHERE collection_id = ? AND source_key = ?'),
+      insertPending: db.prepare(
+        `INSERT INTO documents (id, collection_id, source, source_kind, source_key, filename, status, chunk_count, revision, created_at, updated_at)
+         VALUES (@id, @collection_id, @source, @source_kind, @source_key, @filename, 'pending', 0, 0, @at, @at) RETURNING *`,
+      ),
+      commitDocument: db.prepare(
+        `UPDATE documents SET source = @source, source_kind = @source_kind, source_key = @source_key, filename = @filename,
+           content_sha256 = @content_sha256, bytes = @bytes, type = @type, title = @title, pages = @pages, language = @language,
+           status = 'ready', error_code = NULL, error_message = NULL, chunk_count = @chunk_count, revision = revision + 1,
+           updated_at = @at, ingested_at = @at
+         WHERE id = @id RETURNING *`,
+      ),
+      failDocument: db.prepare(
+        `UPDATE documents SET status = 'failed', error_code = ?, error_message = ?, updated_at = ? WHERE id = ? RETURNING *`,
+      ),
+      deleteDocument: db.prepare('DELETE FROM documents WHERE id = ?'),
+      insertHistory: db.prepare(
+        'INSERT INTO history (document_id, collection_id, at, action, content_sha256, job_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      history: db.prepare('SELECT at, action, content_sha256, job_id, detail FROM history WHERE document_id = ? ORDER BY id'),
+
+      chunkIdsOf: db.prepare('SELECT id FROM chunks WHERE document_id = ? ORDER BY id').pluck(),
+      deleteChunksOf: db.prepare('DELETE FROM chunks WHERE document_id = ?'),
+      insertChunk: db.prepare(
+        `INSERT INTO chunks (document_id, collection_id, ord, text, page_start, page_end, heading_path, char_start, char_end, importance, content_type)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, vector) VALUES (?, ?)'),
+      chunksByIds: db.prepare(`SELECT ${CHUNK_COLUMNS_C} FROM json_each(?) AS j JOIN chunks AS c ON c.id = j.value ORDER BY j.key`),
+      documentChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord BETWEEN ? AND ? ORDER BY ord`),
+      chunkBatch: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE collection_id = ? AND id > ? ORDER BY id LIMIT ?`),
+      vectorBatch: db.prepare(
+        `SELECT c.id AS id, v.vector AS vector FROM chunks AS c JOIN chunk_vectors AS v ON v.chunk_id = c.id
+         WHERE c.collection_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`,
+      ),
+
+      insertJob: db.prepare(
+        `INSERT INTO jobs (id, collection, status, reason, items, counts, created_at, started_at, finished_at, resumed)
+         VALUES (@id, @collection, @status, @reason, @items, @counts, @created_at, @started_at, @finished_at, @resumed)`,
+      ),
+      updateJob: db.prepare(
+        `UPDATE jobs SET collection = @collection, status = @status, reason = @reason, items = @items, counts = @counts,
+           started_at = @started_at, finished_at = @finished_at, resumed = @resumed WHERE id = @id`,
+      ),
+      job: db.prepare('SELECT * FROM jobs WHERE id = ?'),
+      unfinishedJobs: db.prepare("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id"),
+    };
+  }
+
+  /** A statement for a SQL text built from a filter combination, prepared once (bounded cache). */
+  private stmt(sql: string): Statement {
+    let s = this.cache.get(sql);
+    if (s) {
+      this.cache.delete(sql);
+    } else {
+      s = this.db.prepare(sql);
+      if (this.cache.size >= STATEMENT_CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    }
+    this.cache.set(sql, s);
+    return s;
+  }
+
+  /** Runs `fn`, turning storage failures (disk full, I/O, corrupt) into STORAGE_UNAVAILABLE. */
+  private guard<T>(what: string, fn: () => T): T {
+    if (this.closed) throw toolError('STORAGE_UNAVAILABLE', 'knowledge base store is closed');
+    try {
+      return fn();
+    } catch (err) {
+      if (isToolError(err)) throw err;
+      if (isStorageFailure(err)) throw kbStorageError(what, err);
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw toolError('CONFLICT', `${what}: it conflicts with an existing row (${(err as Error).message})`, err);
+      throw err;
+    }
+  }
+
+  private tx<T>(what: string, fn: () => T): T {
+    return this.guard(what, () => this.db.transaction(fn).immediate());
+  }
+
+  // ---- collections ----
+
+  createCollection(name: string, description: string | null): CollectionRecord {
+    if (typeof name !== 'string' || !NAME_RE.test(name)) {
+      throw toolError('VALIDATION_ERROR', `collection name must match ${COLLECTION_NAME_PATTERN} (lowercase letters, digits, '-' and '_', 1-64 characters)`);
+    }
+    return this.guard('cannot create the collection', () => {
+      try {
+        const at = now();
+        return this.s.insertCollection.get(name, description, at, at) as CollectionRecord;
+      } catch (err) {
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw toolError('CONFLICT', `collection "${name}" already exists`);
+        throw err;
+      }
+    });
+  }
+
+  getCollection(name: string): CollectionRecord | null {
+    return this.guard('read failed', () => (this.s.collectionByName.get(name) as CollectionRecord | undefined) ?? null);
+  }
+
+  /** Addition to KbStoreApi: a collection by its integer id, or null. */
+  getCollectionById(collectionId: number): CollectionRecord | null {
+    return this.guard('read failed', () => (this.s.collectionById.get(collectionId) as CollectionRecord | undefined) ?? null);
+  }
+
+  listCollections(): CollectionRecord[] {
+    return this.guard('read failed', () => this.s.collections.all() as CollectionRecord[]);
+  }
+
+  collectionStats(collectionId: number): CollectionStats {
+    return this.guard('read failed', () => {
+      const stats: CollectionStats = {
+        documents: 0,
+        documents_by_status: { pending: 0, ready: 0, failed: 0 },
+        chunks: 0,
+        bytes: 0,
+        pages: 0,
+        languages: {},
+        types: {},
+      };
+      for (const r of this.s.statsByStatus.all(collectionId) as Array<{ status: DocumentStatus; n: number; chunks: number; bytes: number; pages: number }>) {
+        stats.documents += r.n;
+        stats.documents_by_status[r.status] = r.n;
+        stats.chunks += r.chunks;
+        stats.bytes += r.bytes;
+        stats.pages += r.pages;
+      }
+      for (const r of this.s.statsByLanguage.all(collectionId) as Array<{ k: string; n: number }>) stats.languages[r.k] = r.n;
+      for (const r of this.s.statsByType.all(collectionId) as Array<{ k: string; n: number }>) stats.types[r.k] = r.n;
+      return stats;
+    });
+  }
+
+  deleteCollection(collectionId: number): { documents: number; chunks: number } {
+    return this.tx('cannot delete the collection', () => {
+      const c = this.s.collectionById.get(collectionId) as CollectionRecord | undefined;
+      if (!c) throw toolError('NOT_FOUND', `collection ${collectionId} not found`);
+      const documents = this.s.countDocs.get(collectionId) as number;
+      const chunks = this.s.countChunks.get(collectionId) as number;
+      this.s.deleteJobsOf.run(c.name);
+      // CASCADE: documents, chunks, chunk_vectors, history.
+      this.s.deleteCollection.run(collectionId);
+      return { documents, chunks };
+    });
+  }
+
+  setCollectionEmbedder(collectionId: number, embedderId: string, dimension: number): void {
+    if (!Number.isInteger(dimension) || dimension <= 0) throw toolError('VALIDATION_ERROR', `embedding dimension must be a positive integer, got ${dimension}`);
+    this.tx('cannot set the embedder', () => {
+      const c = this.s.collectionById.get(collectionId) as CollectionRecord | undefined;
+      if (!c) throw toolError('NOT_FOUND', `collection ${collectionId} not found`);
+      if (c.embedder === embedderId && c.dimension === dimension) return;
+      if (c.embedder !== null) {
+        throw toolError('CONFLICT', `collection "${c.name}" is embedded with ${c.embedder} (${c.dimension} dimensions), not ${embedderId} (${dimension})`);
+      }
+      this.s.setEmbedder.run(embedderId, dimension, now(), collectionId);
+    });
+  }
+
+  // ---- documents ----
+
+  getDocument(collectionId: number, documentId: string): DocumentRecord | null {
+    return this.guard('read failed', () => {
+      const r = this.s.document.get(documentId, collectionId) as DocumentRow | undefined;
+      return r ? toDocument(r) : null;
+    });
+  }
+
+  findDocumentBySourceKey(collectionId: number, sourceKey: string): DocumentRecord | null {
+    return this.guard('read failed', () => {
+      const r = this.s.documentByKey.get(collectionId, sourceKey) as DocumentRow | undefined;
+      return r ? toDocument(r) : null;
+    });
+  }
+
+  listDocuments(collectionId: number, q: DocumentQuery = {}): Page<DocumentRecord> {
+    const { offset, limit } = pageWindow(q.offset, q.limit);
+    const where = ['collection_id = @collection_id'];
+    const params: Record<string, unknown> = { collection_id: collectionId, offset, limit };
+    if (q.status !== undefined) {
+      where.push('status = @status');
+      params.status = q.status;
+    }
+    if (q.source_prefix) {
+      // A plain prefix comparison: no LIKE, so '%' and '_' in the prefix are literal.
+      where.push('substr(source, 1, length(@prefix)) = @prefix');
+      params.prefix = q.source_prefix;
+    }
+    if (q.type !== undefined) {
+      where.push('type = @type');
+      params.type = q.type;
+    }
+    if (q.language !== undefined) {
+      where.push('language = @language');
+      params.language = q.language;
+    }
+    const cond = where.join(' AND ');
+    return this.guard('read failed', () => {
+      const total = this.stmt(`SELECT COUNT(*) FROM documents WHERE ${cond}`).pluck().get(params) as number;
+      const rows = this.stmt(`SELECT * FROM documents WHERE ${cond} ORDER BY seq LIMIT @limit OFFSET @offset`).all(params) as DocumentRow[];
+      return pageOf(rows.map(toDocument), total, offset);
+    });
+  }
+
+  ensureDocument(collectionId: number, v: Pick<DocumentVersion, 'source' | 'source_kind' | 'source_key' | 'filename'>): DocumentRecord {
+    return this.tx('cannot add the document', () => {
+      const existing = this.s.documentByKey.get(collectionId, v.source_key) as DocumentRow | undefined;
+      if (existing) return toDocument(existing);
+      if (!this.s.collectionById.get(collectionId)) throw toolError('NOT_FOUND', `collection ${collectionId} not found`);
+      for (let attempt = 0; ; attempt++) {
+        const id = newDocumentId();
+        if (attempt < 5 && this.s.documentAnywhere.get(id)) continue;
+        const row = this.s.insertPending.get({ id, collection_id: collectionId, source: v.source, source_kind: v.source_kind, source_key: v.source_key, filename: v.filename, at: now() }) as DocumentRow;
+        return toDocument(row);
+      }
+    });
+  }
+
+  replaceDocument(collectionId: number, documentId: string, v: DocumentVersion, chunks: NewChunk[], vectors?: Float32Array[]): CommitResult {
+    if (vectors !== undefined && vectors.length !== chunks.length) {
+      throw toolError('INTERNAL_ERROR', `replaceDocument got ${vectors.length} vectors for ${chunks.length} chunks`);
+    }
+    return this.tx('cannot store the document', () => {
+      const doc = this.s.document.get(documentId, collectionId) as DocumentRow | undefined;
+      if (!doc) throw toolError('NOT_FOUND', `document ${documentId} not found in collection ${collectionId}`);
+      if (vectors && vectors.length > 0) {
+        const c = this.s.collectionById.get(collectionId) as CollectionRecord;
+        const dim = vectors[0]!.length;
+        if (c.dimension === null) throw toolError('CONFLICT', `collection "${c.name}" has no embedder set: call setCollectionEmbedder before storing vectors`);
+        if (vectors.some((x) => x.length !== c.dimension)) {
+          throw toolError('CONFLICT', `vectors of ${dim} dimensions do not fit collection "${c.name}" (${c.dimension}, ${c.embedder})`);
+        }
+      }
+      const removedChunkIds = this.s.chunkIdsOf.all(documentId) as number[];
+      this.s.deleteChunksOf.run(documentId); // CASCADE: their vectors
+      const added: ChunkRecord[] = new Array(chunks.length);
+      for (let i = 0; i < chunks.length; i++) {
+        const c = chunks[i]!;
+        const info = this.s.insertChunk.run(
+          documentId,
+          collectionId,
+          c.ord,
+          c.text,
+          c.page_start,
+          c.page_end,
+          JSON.stringify(c.heading_path ?? []),
+          c.char_start,
+          c.char_end,
+          c.importance,
+          c.content_type,
+        );
+        const id = Number(info.lastInsertRowid);
+        if (vectors) this.s.insertVector.run(id, vectorToBlob(vectors[i]!));
+        added[i] = {
+          id,
+          document_id: documentId,
+          collection_id: collectionId,
+          ord: c.ord,
+          text: c.text,
+          page_start: c.page_start,
+          page_end: c.page_end,
+          heading_path: c.heading_path ?? [],
+          char_start: c.char_start,
+          char_end: c.char_end,
+          importance: c.importance,
+          content_type: c.content_type,
+        };
+      }
+      const at = now();
+      const row = this.s.commitDocument.get({
+        id: documentId,
+        source: v.source,
+        source_kind: v.source_kind,
+        source_key: v.source_key,
+        filename: v.filename,
+        content_sha256: v.content_sha256,
+        bytes: v.bytes,
+        type: v.type,
+        title: v.title,
+        pages: v.pages,
+        language: v.language,
+        chunk_count: chunks.length,
+        at,
+      }) as DocumentRow;
+      const version = this.s.bumpVersion.pluck().get(at, collectionId) as number;
+      this.s.insertHistory.run(documentId, collectionId, at, 'ingested', v.content_sha256, v.job_id, `revision ${row.revision}, ${chunks.length} chunks`);
+      const result: CommitResult = { document: toDocument(row), version, removedChunkIds, added };
+      if (vectors) result.vectors = vectors;
+      return result;
+    });
+  }
+
+  markDocumentFailed(collectionId: number, documentId: string, error: DocumentError, jobId: string | null): DocumentRecord {
+    return this.tx('cannot record the failure', () => {
+      const doc = this.s.document.get(documentId, collectionId) as DocumentRow | undefined;
+      if (!doc) throw toolError('NOT_FOUND', `document ${documentId} not found in collection ${collectionId}`);
+      const at = now();
+      const row = this.s.failDocument.get(error.code, error.message, at, documentId) as DocumentRow;
+      this.s.insertHistory.run(documentId, collectionId, at, 'failed', null, jobId, `${error.code}: ${error.message}`.slice(0, 2_000));
+      return toDocument(row);
+    });
+  }
+
+  deleteDocument(collectionId: number, documentId: string): { version: number; removedChunkIds: number[] } {
+    return this.tx('cannot delete the document', () => {
+      const doc = this.s.document.get(documentId, collectionId) as DocumentRow | undefined;
+      if (!doc) throw toolError('NOT_FOUND', `document ${documentId} not found in collection ${collectionId}`);
+      const removedChunkIds = this.s.chunkIdsOf.all(documentId) as number[];
+      this.s.deleteDocument.run(documentId); // CASCADE: chunks, their vectors
+      const at = now();
+      const version = this.s.bumpVersion.pluck().get(at, collectionId) as number;
+      this.s.insertHistory.run(documentId, collectionId, at, 'deleted', doc.content_sha256, null, `${removedChunkIds.length} chunks removed`);
+      return { version, removedChunkIds };
+    });
+  }
+
+  history(documentId: string): HistoryEntry[] {
+    return this.guard('read failed', () => this.s.history.all(documentId) as HistoryEntry[]);
+  }
+
+  recordSkipped(documentId: string, contentSha256: string, jobId: string | null): void {
+    this.guard('cannot record the skip', () => {
+      const doc = this.s.documentAnywhere.get(documentId) as DocumentRow | undefined;
+      if (!doc) throw toolError('NOT_FOUND', `document ${documentId} not found`);
+      this.s.insertHistory.run(documentId, doc.collection_id, now(), 'skipped', contentSha256, jobId, 'unchanged');
+    });
+  }
+
+  // ---- chunks ----
+
+  getChunks(ids: readonly number[]): ChunkRecord[] {
+    if (ids.length === 0) return [];
+    return this.guard('read failed', () => (this.s.chunksByIds.all(JSON.stringify(ids)) as ChunkRow[]).map(toChunk));
+  }
+
+  documentChunks(documentId: string, fromOrd = 0, toOrd = Number.MAX_SAFE_INTEGER): ChunkRecord[] {
+    return this.guard('read failed', () => (this.s.documentChunks.all(documentId, fromOrd, toOrd) as ChunkRow[]).map(toChunk));
+  }
+
+  *iterateChunks(collectionId: number, batchSize = DEFAULT_BATCH_SIZE): IterableIterator<ChunkRecord> {
+    const size = Math.max(1, Math.floor(batchSize));
+    let last = 0;
+    for (;;) {
+      const rows = this.guard('read failed', () => this.s.chunkBatch.all(collectionId, last, size) as ChunkRow[]);
+      for (const r of rows) yield toChunk(r);
+      if (rows.length < size) return;
+      last = rows[rows.length - 1]!.id;
+    }
+  }
+
+  *iterateVectors(collectionId: number, batchSize = DEFAULT_BATCH_SIZE): IterableIterator<{ id: number; vector: Float32Array }> {
+    const size = Math.max(1, Math.floor(batchSize));
+    let last = 0;
+    for (;;) {
+      const rows = this.guard('read failed', () => this.s.vectorBatch.all(collectionId, last, size) as Array<{ id: number; vector: Buffer }>);
+      for (const r of rows) yield { id: r.id, vector: blobToVector(r.vector) };
+      if (rows.length < size) return;
+      last = rows[rows.length - 1]!.id;
+    }
+  }
+
+  chunkIdsWhere(collectionId: number, filters: SearchFilters): number[] {
+    const where = ['c.collection_id = @collection_id'];
+    const docWhere: string[] = [];
+    const params: Record<string, unknown> = { collection_id: collectionId };
+    if (filters.document_ids !== undefined) {
+      where.push('c.document_id IN (SELECT value FROM json_each(@document_ids))');
+      params.document_ids = JSON.stringify(filters.document_ids);
+    }
+    if (filters.source_prefix) {
+      // A plain prefix comparison: no LIKE, so '%' and '_' in the prefix are literal.
+      docWhere.push('substr(d.source, 1, length(@prefix)) = @prefix');
+      params.prefix = filters.source_prefix;
+    }
+    if (filters.language !== undefined) {
+      docWhere.push('d.language IN (SELECT value FROM json_each(@languages))');
+      params.languages = JSON.stringify(filters.language);
+    }
+    if (docWhere.length > 0) {
+      // Document-level filters pick a (small) set of documents first.
+      where.push(`c.document_id IN (SELECT d.id FROM documents AS d WHERE d.collection_id = @collection_id AND ${docWhere.join(' AND ')})`);
+    }
+    if (filters.content_type !== undefined) {
+      where.push('c.content_type IN (SELECT value FROM json_each(@content_types))');
+      params.content_types = JSON.stringify(filters.content_type);
+    }
+    const pageFrom = filters.page_from;
+    const pageTo = filters.page_to;
+    if (pageFrom !== undefined || pageTo !== undefined) {
+      // Overlap of [page_start, page_end] with [page_from, page_to]; chunks without pages never match.
+      where.push('c.page_start IS NOT NULL AND c.page_end IS NOT NULL');
+      if (pageTo !== undefined) {
+        where.push('c.page_start <= @page_to');
+        params.page_to = pageTo;
+      }
+      if (pageFrom !== undefined) {
+        where.push('c.page_end >= @page_from');
+        params.page_from = pageFrom;
+      }
+    }
+    // Every column named is in chunks_filter: an index-only scan (then a sort of the ids). Without
+    // INDEXED BY the planner picks chunks_by_collection_id to skip the sort and reads every row.
+    const index = where.length > 1 ? ' INDEXED BY chunks_filter' : '';
+    const sql = `SELECT c.id FROM chunks AS c${index} WHERE ${where.join(' AND ')} ORDER BY c.id`;
+    return this.guard('read failed', () => this.stmt(sql).pluck().all(params) as number[]);
+  }
+
+  // ---- jobs ----
+
+  private jobParams(job: JobRecord): Record<string, unknown> {
+    return {
+      id: job.id,
+      collection: job.collection,
+      status: job.status,
+      reason: job.reason,
+      items: JSON.stringify(job.items),
+      counts: JSON.stringify(job.counts),
+      created_at: job.created_at,
+      started_at: job.started_at,
+      finished_at: job.finished_at,
+      resumed: job.resumed,
+    };
+  }
+
+  createJob(job: JobRecord): void {
+    this.guard('cannot record the job', () => {
+      try {
+        this.s.insertJob.run(this.jobParams(job));
+      } catch (err) {
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw toolError('CONFLICT', `job ${job.id} already exists`);
+        throw err;
+      }
+    });
+  }
+
+  /** A job whose row is gone (its collection was deleted meanwhile) is left gone. */
+  saveJob(job: JobRecord): void {
+    this.guard('cannot record the job', () => {
+      this.s.updateJob.run(this.jobParams(job));
+    });
+  }
+
+  getJob(id: string): JobRecord | null {
+    return this.guard('read failed', () => {
+      const r = this.s.job.get(id) as JobRow | undefined;
+      return r ? toJob(r) : null;
+    });
+  }
+
+  /** Newest first. */
+  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
+    const { offset, limit } = pageWindow(q.offset, q.limit);
+    const where: string[] = [];
+    const params: Record<string, unknown> = { offset, limit };
+    if (q.collection !== undefined) {
+      where.push('collection = @collection');
+      params.collection = q.collection;
+    }
+    if (q.status !== undefined) {
+      where.push('status = @status');
+      params.status = q.status;
+    }
+    const cond = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    return this.guard('read failed', () => {
+      const total = this.stmt(`SELECT COUNT(*) FROM jobs${cond}`).pluck().get(params) as number;
+      const rows = this.stmt(`SELECT * FROM jobs${cond} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`).all(params) as JobRow[];
+      return pageOf(rows.map(toJob), total, offset);
+    });
+  }
+
+  unfinishedJobs(): JobRecord[] {
+    return this.guard('read failed', () => (this.s.unfinishedJobs.all() as JobRow[]).map(toJob));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.cache.clear();
+    try {
+      this.db.pragma('optimize');
+      markShutdown(this.db, 'clean');
+    } catch {
+      // best effort: without the mark the next open runs quick_check
+    }
+    this.db.close();
+  }
+}

@@ -1,0 +1,733 @@
+/**
+ * A collection's lexical index: BM25F over chunks keyed by their integer chunk id, mutable (chunks
+ * come and go as documents are re-ingested or deleted) and exact: every score equals what
+ * Bm25Index (src/retrieval/bm25.ts) gives when built from scratch over the live chunks, because the
+ * global statistics (live count, document frequencies, average field lengths) are kept exactly on
+ * every add and remove, and the length norms — which depend on the averages — are recomputed at
+ * query time (lazily, once per change) with the very expressions and Float32 rounding bm25.ts uses.
+ *
+ * Layout, so 100k chunks cost few objects: terms interned to ints; one growable Int32Array of
+ * (slot, body tf, title tf) triples per term; per-slot lengths, ids and liveness in typed arrays;
+ * each slot's distinct terms in one shared pool (what a remove needs to decrement df). A remove
+ * leaves a tombstone; past ~25% tombstones the whole index is compacted (slots renumbered, dead
+ * postings and unused terms dropped). Adds run as steps, so big batches go in time slices.
+ *
+ * Snapshot: a compact binary form (typed arrays behind a small JSON header carrying the format
+ * version, the analyzer signature and the parameters; a sha256 trailer), loaded without
+ * re-tokenizing anything.
+ */
+import { createHash } from 'node:crypto';
+import { toolError } from '../errors.ts';
+import { DEFAULT_BM25_PARAMS, type Bm25Params } from '../retrieval/bm25.ts';
+import type { Analyzer } from '../retrieval/tokenizer.ts';
+import { runSliced, runSync, type Steps } from '../util/slices.ts';
+
+export interface LexicalChunk {
+  id: number;
+  text: string;
+  heading_path: string[];
+}
+
+export interface LexicalHit {
+  id: number;
+  score: number;
+}
+
+/** 1: the first binary layout. */
+export const LEXICAL_SNAPSHOT_FORMAT = 1;
+const MAGIC = 0x584c424b; // 'KBLX' little-endian
+const CHECKSUM_BYTES = 32;
+/** Compaction runs once tombstones pass this share of the slots (and there are enough of them). */
+const COMPACT_RATIO = 0.25;
+const COMPACT_MIN_DEAD = 64;
+const EMPTY = new Int32Array(0);
+
+export class CollectionLexicalIndex {
+  readonly analyzer: Analyzer;
+  readonly params: Readonly<Bm25Params>;
+
+  // ---- terms ----
+  private termIndex = new Map<string, number>();
+  private terms: string[] = [];
+  private termHash = new Int32Array(1024);
+  /** Live documents containing the term. */
+  private df = new Int32Array(1024);
+  /** (slot, tfBody, tfTitle) triples, slots ascending; dead slots stay until compaction. */
+  private post: Int32Array[] = [];
+  /** Ints used in post[t] (3 per posting). */
+  private postUsed = new Int32Array(1024);
+
+  // ---- slots ----
+  private slotCount = 0;
+  private slotId = new Float64Array(1024);
+  private lenBody = new Int32Array(1024);
+  private lenTitle = new Int32Array(1024);
+  private alive = new Uint8Array(1024);
+  private termStart = new Int32Array(1024);
+  private termCount = new Int32Array(1024);
+  private pool = new Int32Array(16384);
+  private poolUsed = 0;
+  private idToSlot = new Map<number, number>();
+
+  // ---- global statistics (exact) ----
+  private live = 0;
+  private dead = 0;
+  private sumBody = 0;
+  private sumTitle = 0;
+  private normBody = new Float32Array(1024);
+  private normTitle = new Float32Array(1024);
+  private normsValid = false;
+  private scores = new Float64Array(1024);
+  /** A sliced compaction is under way: the arrays are being rebuilt, changes would be lost. */
+  private compacting = false;
+
+  constructor(analyzer: Analyzer, params: Partial<Bm25Params> = {}) {
+    this.analyzer = analyzer;
+    this.params = Object.freeze({ ...DEFAULT_BM25_PARAMS, ...params });
+  }
+
+  /** Live chunks. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Live chunks containing an analyzed term (search confidence weighs query terms by it). */
+  docFreq(term: string): number {
+    const t = this.termIndex.get(term);
+    return t === undefined ? 0 : this.df[t];
+  }
+
+  get vocabularySize(): number {
+    let n = 0;
+    for (let t = 0; t < this.terms.length; t++) if (this.df[t] > 0) n++;
+    return n;
+  }
+
+  /** Removed chunks whose postings are still held (until the next compaction). */
+  get tombstones(): number {
+    return this.dead;
+  }
+
+  has(id: number): boolean {
+    return this.idToSlot.has(id);
+  }
+
+  /** Adds chunks (a chunk whose id is live is replaced). */
+  add(chunks: readonly LexicalChunk[]): void {
+    runSync(this.addSteps(chunks));
+  }
+
+  /**
+   * add in time slices; stops with the coded abort error when `signal` fires, leaving the chunks
+   * added so far in the index (each chunk is added whole or not at all).
+   */
+  addSliced(chunks: readonly LexicalChunk[], signal?: AbortSignal): Promise<void> {
+    return runSliced(this.addSteps(chunks), { signal, what: 'Indexing' });
+  }
+
+  /**
+   * Removes chunks by id (unknown ids are ignored); returns how many went. Compacts at once when
+   * tombstones pass ~25%, unless `deferCompaction` (then see needsCompaction / compactSliced: a
+   * compaction of 100k chunks takes several hundred ms).
+   */
+  remove(ids: Iterable<number>, opts: { deferCompaction?: boolean } = {}): number {
+    this.assertNotCompacting();
+    let n = 0;
+    for (const id of ids) if (this.removeOne(id)) n++;
+    if (n > 0 && !opts.deferCompaction) this.maybeCompact();
+    return n;
+  }
+
+  /** Whether tombstones passed the share at which a compaction pays. */
+  get needsCompaction(): boolean {
+    return (this.dead >= COMPACT_MIN_DEAD && this.dead > this.slotCount * COMPACT_RATIO) || (this.live === 0 && this.dead > 0);
+  }
+
+  /** Drops tombstones now (slots renumbered, dead postings and unused terms removed). */
+  compact(): void {
+    runSync(this.compactSteps());
+  }
+
+  /** compact in time slices; searches may run meanwhile, adds and removes fail until it ends. */
+  compactSliced(): Promise<void> {
+    return runSliced(this.compactSteps(), { what: 'Compacting the index' });
+  }
+
+  /** Top k live chunks by BM25F score (score > 0 only), best first; ties by id ascending. */
+  search(query: string, k: number, filter?: (id: number) => boolean): LexicalHit[] {
+    if (k <= 0 || this.live === 0) return [];
+    const qterms = new Map<number, number>();
+    for (const term of this.analyzer.tokenize(query)) {
+      const t = this.termIndex.get(term);
+      if (t === undefined || this.df[t] === 0) continue;
+      qterms.set(t, (qterms.get(t) ?? 0) + 1);
+    }
+    if (qterms.size === 0) return [];
+    if (!this.normsValid) this.computeNorms();
+    const { k1, titleWeight } = this.params;
+    const { scores, alive, normBody, normTitle } = this;
+    const n = this.live;
+    const touched: number[] = [];
+    for (const [t, qtf] of qterms) {
+      const df = this.df[t];
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const w = idf * qtf;
+      const p = this.post[t];
+      const used = this.postUsed[t];
+      for (let i = 0; i < used; i += 3) {
+        const d = p[i];
+        if (alive[d] === 0) continue;
+        // The same expression, in the same order, as Bm25Index.search: bit-identical scores.
+        const tf = p[i + 1] / normBody[d] + (titleWeight * p[i + 2]) / normTitle[d];
+        if (tf <= 0) continue;
+        if (scores[d] === 0) touched.push(d);
+        scores[d] += (w * tf * (k1 + 1)) / (tf + k1);
+      }
+    }
+    const out = this.selectTop(touched, k, filter);
+    for (const d of touched) scores[d] = 0;
+    return out;
+  }
+
+  /**
+   * Distinct terms of a chunk as sorted 32-bit FNV-1a hashes, as Bm25Index.termIds gives them (for
+   * the diversity filter); empty for an unknown id.
+   */
+  termIds(id: number): Int32Array {
+    const slot = this.idToSlot.get(id);
+    if (slot === undefined) return EMPTY;
+    const start = this.termStart[slot];
+    const count = this.termCount[slot];
+    const h = new Int32Array(count);
+    for (let i = 0; i < count; i++) h[i] = this.termHash[this.pool[start + i]];
+    h.sort();
+    let w = 0;
+    for (let i = 0; i < h.length; i++) if (i === 0 || h[i] !== h[w - 1]) h[w++] = h[i];
+    return w === h.length ? h : h.slice(0, w);
+  }
+
+  /** Live chunk ids, ascending. */
+  ids(): number[] {
+    return [...this.idToSlot.keys()].sort((a, b) => a - b);
+  }
+
+  /** Approximate heap bytes (typed arrays by capacity, plus term strings and maps). */
+  get approxBytes(): number {
+    let bytes = 0;
+    for (const p of this.post) bytes += p.byteLength + 64;
+    for (const s of this.terms) bytes += s.length * 2 + 48;
+    bytes += this.termHash.byteLength + this.df.byteLength + this.postUsed.byteLength;
+    bytes += this.slotId.byteLength + this.lenBody.byteLength + this.lenTitle.byteLength + this.alive.byteLength;
+    bytes += this.termStart.byteLength + this.termCount.byteLength + this.pool.byteLength;
+    bytes += this.normBody.byteLength + this.normTitle.byteLength + this.scores.byteLength;
+    bytes += this.idToSlot.size * 40;
+    return bytes;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private assertNotCompacting(): void {
+    if (this.compacting) throw toolError('INTERNAL_ERROR', 'The lexical index is being compacted; change it after the save');
+  }
+
+  private *addSteps(chunks: readonly LexicalChunk[]): Steps<void> {
+    for (let i = 0; i < chunks.length; i++) {
+      this.assertNotCompacting();
+      this.addOne(chunks[i]);
+      yield;
+    }
+  }
+
+  private addOne(chunk: LexicalChunk): void {
+    if (!Number.isSafeInteger(chunk.id)) throw toolError('INTERNAL_ERROR', `Chunk id ${String(chunk.id)} is not an integer`);
+    if (this.idToSlot.has(chunk.id)) {
+      this.removeOne(chunk.id);
+      this.maybeCompact();
+    }
+    // What lexicalDocOf (src/retrieval/search.ts) makes of a chunk: heading path as the title.
+    const title = chunk.heading_path.length > 0 ? chunk.heading_path.join(' \n ') : '';
+    const titleTokens = title ? this.analyzer.tokenize(title) : [];
+    const bodyTokens = this.analyzer.tokenize(chunk.text);
+    const slot = this.slotCount;
+    this.ensureSlots(slot + 1);
+    this.slotCount++;
+    const poolStart = this.poolUsed;
+    // Title first so a term's posting for this slot is created once, whichever field has it.
+    for (const term of titleTokens) this.bump(this.posting(term, slot), 2);
+    for (const term of bodyTokens) this.bump(this.posting(term, slot), 1);
+    this.slotId[slot] = chunk.id;
+    this.lenBody[slot] = bodyTokens.length;
+    this.lenTitle[slot] = titleTokens.length;
+    this.alive[slot] = 1;
+    this.termStart[slot] = poolStart;
+    this.termCount[slot] = this.poolUsed - poolStart;
+    this.idToSlot.set(chunk.id, slot);
+    this.live++;
+    this.sumBody += bodyTokens.length;
+    this.sumTitle += titleTokens.length;
+    this.normsValid = false;
+  }
+
+  /** The term's id, its posting for `slot` created (and the term pooled for the slot) if new. */
+  private posting(term: string, slot: number): number {
+    let t = this.termIndex.get(term);
+    if (t === undefined) {
+      t = this.terms.length;
+      this.ensureTerms(t + 1);
+      this.terms.push(term);
+      this.termIndex.set(term, t);
+      this.termHash[t] = fnv1a(term);
+      this.df[t] = 0;
+      this.post.push(new Int32Array(3));
+      this.postUsed[t] = 0;
+    }
+    const used = this.postUsed[t];
+    let p = this.post[t];
+    if (used === 0 || p[used - 3] !== slot) {
+      if (used + 3 > p.length) {
+        const next = new Int32Array(Math.max(6, p.length * 2));
+        next.set(p.subarray(0, used));
+        this.post[t] = p = next;
+      }
+      p[used] = slot;
+      p[used + 1] = 0;
+      p[used + 2] = 0;
+      this.postUsed[t] = used + 3;
+      this.df[t]++;
+      if (this.poolUsed === this.pool.length) this.pool = grow(this.pool, this.poolUsed + 1);
+      this.pool[this.poolUsed++] = t;
+    }
+    return t;
+  }
+
+  /** Adds one occurrence to the last posting of term t (field 1 body, 2 title). */
+  private bump(t: number, field: 1 | 2): void {
+    this.post[t][this.postUsed[t] - 3 + field]++;
+  }
+
+  private removeOne(id: number): boolean {
+    const slot = this.idToSlot.get(id);
+    if (slot === undefined) return false;
+    this.idToSlot.delete(id);
+    this.alive[slot] = 0;
+    const start = this.termStart[slot];
+    const end = start + this.termCount[slot];
+    for (let i = start; i < end; i++) this.df[this.pool[i]]--;
+    this.live--;
+    this.dead++;
+    this.sumBody -= this.lenBody[slot];
+    this.sumTitle -= this.lenTitle[slot];
+    this.normsValid = false;
+    return true;
+  }
+
+  private maybeCompact(): void {
+    if (this.needsCompaction) this.compact();
+  }
+
+  private *compactSteps(): Steps<void> {
+    if (this.dead === 0) return;
+    this.compacting = true;
+    try {
+      yield* this.compactInto();
+    } finally {
+      this.compacting = false;
+    }
+  }
+
+  private *compactInto(): Steps<void> {
+    const oldCount = this.slotCount;
+    const slotMap = new Int32Array(oldCount).fill(-1);
+    let next = 0;
+    for (let s = 0; s < oldCount; s++) if (this.alive[s] === 1) slotMap[s] = next++;
+    // Terms still in use keep their order under new ids.
+    const oldTerms = this.terms.length;
+    const termMap = new Int32Array(oldTerms).fill(-1);
+    const terms: string[] = [];
+    const post: Int32Array[] = [];
+    const termHash = new Int32Array(Math.max(1024, this.termHash.length));
+    const df = new Int32Array(termHash.length);
+    const postUsed = new Int32Array(termHash.length);
+    const termIndex = new Map<string, number>();
+    for (let t = 0; t < oldTerms; t++) {
+      if (this.df[t] === 0) continue;
+      const nt = terms.length;
+      termMap[t] = nt;
+      terms.push(this.terms[t]);
+      termIndex.set(this.terms[t], nt);
+      termHash[nt] = this.termHash[t];
+      df[nt] = this.df[t];
+      const p = this.post[t];
+      const used = this.postUsed[t];
+      const q = new Int32Array(this.df[t] * 3);
+      let w = 0;
+      for (let i = 0; i < used; i += 3) {
+        const ns = slotMap[p[i]];
+        if (ns < 0) continue;
+        q[w] = ns;
+        q[w + 1] = p[i + 1];
+        q[w + 2] = p[i + 2];
+        w += 3;
+      }
+      post.push(q);
+      postUsed[nt] = w;
+      if ((t & 1023) === 1023) yield;
+    }
+    const cap = Math.max(1024, next);
+    const slotId = new Float64Array(cap);
+    const lenBody = new Int32Array(cap);
+    const lenTitle = new Int32Array(cap);
+    const alive = new Uint8Array(cap);
+    const termStart = new Int32Array(cap);
+    const termCount = new Int32Array(cap);
+    let poolSize = 0;
+    for (let s = 0; s < oldCount; s++) if (slotMap[s] >= 0) poolSize += this.termCount[s];
+    const pool = new Int32Array(Math.max(16384, poolSize));
+    let pw = 0;
+    for (let s = 0; s < oldCount; s++) {
+      const ns = slotMap[s];
+      if (ns < 0) continue;
+      slotId[ns] = this.slotId[s];
+      lenBody[ns] = this.lenBody[s];
+      lenTitle[ns] = this.lenTitle[s];
+      alive[ns] = 1;
+      termStart[ns] = pw;
+      termCount[ns] = this.termCount[s];
+      const start = this.termStart[s];
+      for (let i = 0; i < this.termCount[s]; i++) pool[pw++] = termMap[this.pool[start + i]];
+    }
+    const idToSlot = new Map<number, number>();
+    for (let s = 0; s < next; s++) idToSlot.set(slotId[s], s);
+    Object.assign(this, {
+      terms,
+      termIndex,
+      termHash,
+      df,
+      post,
+      postUsed,
+      slotCount: next,
+      slotId,
+      lenBody,
+      lenTitle,
+      alive,
+      termStart,
+      termCount,
+      pool,
+      poolUsed: pw,
+      idToSlot,
+      dead: 0,
+      normBody: new Float32Array(cap),
+      normTitle: new Float32Array(cap),
+      scores: new Float64Array(cap),
+      normsValid: false,
+    });
+  }
+
+  /** Bm25Index's norms: Float32 of (1 - b) + b * len / avg, avg over live chunks (or 1 when 0). */
+  private computeNorms(): void {
+    const p = this.params;
+    const avgBody = (this.live > 0 ? this.sumBody / this.live : 0) || 1;
+    const avgTitle = (this.live > 0 ? this.sumTitle / this.live : 0) || 1;
+    const { alive, lenBody, lenTitle, normBody, normTitle } = this;
+    for (let s = 0; s < this.slotCount; s++) {
+      if (alive[s] === 0) continue;
+      normBody[s] = 1 - p.b + (p.b * lenBody[s]) / avgBody;
+      normTitle[s] = 1 - p.bTitle + (p.bTitle * lenTitle[s]) / avgTitle;
+    }
+    this.normsValid = true;
+  }
+
+  private selectTop(touched: number[], k: number, filter?: (id: number) => boolean): LexicalHit[] {
+    const { scores, slotId } = this;
+    const limit = Math.min(Math.ceil(k), touched.length);
+    // better(a, b): higher score, then lower id.
+    const better = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && slotId[a] < slotId[b]);
+    // A bounded heap whose root is the worst kept candidate.
+    const heap: number[] = [];
+    const siftDown = (i: number) => {
+      const n = heap.length;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) return;
+        let w = l;
+        if (l + 1 < n && better(heap[w], heap[l + 1])) w = l + 1;
+        if (!better(heap[i], heap[w])) return;
+        [heap[i], heap[w]] = [heap[w], heap[i]];
+        i = w;
+      }
+    };
+    const siftUp = (i: number) => {
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!better(heap[parent], heap[i])) return;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        i = parent;
+      }
+    };
+    for (const d of touched) {
+      if (!(scores[d] > 0)) continue;
+      if (heap.length === limit && !better(d, heap[0])) continue;
+      if (filter && !filter(slotId[d])) continue;
+      if (heap.length < limit) {
+        heap.push(d);
+        siftUp(heap.length - 1);
+      } else {
+        heap[0] = d;
+        siftDown(0);
+      }
+    }
+    heap.sort((a, b) => (better(a, b) ? -1 : better(b, a) ? 1 : 0));
+    return heap.map((d) => ({ id: slotId[d], score: scores[d] }));
+  }
+
+  private ensureSlots(n: number): void {
+    if (n <= this.slotId.length) return;
+    const cap = Math.max(n, this.slotId.length * 2);
+    this.slotId = grow(this.slotId, cap);
+    this.lenBody = grow(this.lenBody, cap);
+    this.lenTitle = grow(this.lenTitle, cap);
+    this.alive = grow(this.alive, cap);
+    this.termStart = grow(this.termStart, cap);
+    this.termCount = grow(this.termCount, cap);
+    this.normBody = new Float32Array(cap);
+    this.normTitle = new Float32Array(cap);
+    this.scores = new Float64Array(cap);
+    this.normsValid = false;
+  }
+
+  private ensureTerms(n: number): void {
+    if (n <= this.termHash.length) return;
+    const cap = Math.max(n, this.termHash.length * 2);
+    this.termHash = grow(this.termHash, cap);
+    this.df = grow(this.df, cap);
+    this.postUsed = grow(this.postUsed, cap);
+  }
+
+  // ---- snapshot ----
+
+  /**
+   * The index as bytes: 'KBLX', format (u32), header length (u32), a JSON header, then 8-aligned
+   * typed-array sections, then a sha256 of everything before it. Compacts first (no tombstones
+   * are written).
+   */
+  serialize(): Buffer {
+    return runSync(this.serializeSteps());
+  }
+
+  /**
+   * serialize in time slices (the copy and the checksum of 100k chunks take a few hundred ms).
+   * Searches may run meanwhile; adds and removes fail with INTERNAL_ERROR while it compacts.
+   */
+  serializeSliced(): Promise<Buffer> {
+    return runSliced(this.serializeSteps(), { what: 'Saving the index' });
+  }
+
+  private *serializeSteps(): Steps<Buffer> {
+    yield* this.compactSteps();
+    const n = this.slotCount;
+    const T = this.terms.length;
+    const termBytes = this.terms.map((s) => Buffer.from(s, 'utf8'));
+    const termLens = new Int32Array(T);
+    let blobLen = 0;
+    for (let t = 0; t < T; t++) blobLen += termLens[t] = termBytes[t].length;
+    let totalPost = 0;
+    for (let t = 0; t < T; t++) totalPost += this.postUsed[t];
+    const header = Buffer.from(
+      JSON.stringify({
+        analyzer: this.analyzer.signature,
+        params: this.params,
+        slots: n,
+        terms: T,
+        pool: this.poolUsed,
+        postings: totalPost,
+        blob: blobLen,
+      }),
+      'utf8',
+    );
+    const sections: ArrayBufferView[] = [
+      this.slotId.subarray(0, n),
+      this.lenBody.subarray(0, n),
+      this.lenTitle.subarray(0, n),
+      this.termCount.subarray(0, n),
+      this.pool.subarray(0, this.poolUsed),
+      termLens,
+      this.postUsed.subarray(0, T),
+    ];
+    const postViews = this.post.slice(0, T).map((p, t) => p.subarray(0, this.postUsed[t]));
+    let size = align8(12 + header.length);
+    for (const s of sections) size += align8(s.byteLength);
+    size += align8(totalPost * 4);
+    size += align8(blobLen);
+    const out = Buffer.alloc(size + CHECKSUM_BYTES);
+    out.writeUInt32LE(MAGIC, 0);
+    out.writeUInt32LE(LEXICAL_SNAPSHOT_FORMAT, 4);
+    out.writeUInt32LE(header.length, 8);
+    header.copy(out, 12);
+    let at = align8(12 + header.length);
+    const put = (v: ArrayBufferView) => {
+      out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at);
+      at += align8(v.byteLength);
+    };
+    for (const s of sections) put(s);
+    for (let t = 0; t < postViews.length; t++) {
+      const v = postViews[t];
+      out.set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength), at);
+      at += v.byteLength;
+      if ((t & 1023) === 1023) yield;
+    }
+    at = align8(at);
+    for (const b of termBytes) {
+      b.copy(out, at);
+      at += b.length;
+    }
+    at = align8(at);
+    const hash = createHash('sha256');
+    yield* hashSteps(hash, out.subarray(0, at));
+    hash.digest().copy(out, at);
+    return out;
+  }
+
+  /**
+   * The index a snapshot holds; INTERNAL_ERROR naming the fault when it is corrupt or was made by
+   * another analyzer or format. The index keeps views into `input` (its postings), so the caller
+   * hands the buffer over: it must not be changed afterwards.
+   */
+  static deserialize(input: Buffer, analyzer: Analyzer): CollectionLexicalIndex {
+    return runSync(CollectionLexicalIndex.deserializeSteps(input, analyzer));
+  }
+
+  /** deserialize in time slices. */
+  static deserializeSliced(input: Buffer, analyzer: Analyzer, signal?: AbortSignal): Promise<CollectionLexicalIndex> {
+    return runSliced(CollectionLexicalIndex.deserializeSteps(input, analyzer), { signal, what: 'Loading the index' });
+  }
+
+  private static *deserializeSteps(input: Buffer, analyzer: Analyzer): Steps<CollectionLexicalIndex> {
+    const bad = (why: string) => toolError('INTERNAL_ERROR', `Lexical index snapshot rejected: ${why}`);
+    if (input.length < 12 + CHECKSUM_BYTES) throw bad('too short');
+    if (input.readUInt32LE(0) !== MAGIC) throw bad('not a lexical index snapshot');
+    const format = input.readUInt32LE(4);
+    if (format !== LEXICAL_SNAPSHOT_FORMAT) throw bad(`format ${format}, expected ${LEXICAL_SNAPSHOT_FORMAT}`);
+    const bodyEnd = input.length - CHECKSUM_BYTES;
+    const hash = createHash('sha256');
+    yield* hashSteps(hash, input.subarray(0, bodyEnd));
+    const digest = hash.digest();
+    if (!digest.equals(input.subarray(bodyEnd))) throw bad('checksum mismatch');
+    // Typed views need 8-byte alignment: copy when the buffer is a slice of a shared pool.
+    const buf = input.byteOffset % 8 === 0 ? input : Buffer.from(input);
+    const hlen = buf.readUInt32LE(8);
+    let h: { analyzer: string; params: Bm25Params; slots: number; terms: number; pool: number; postings: number; blob: number };
+    try {
+      h = JSON.parse(buf.subarray(12, 12 + hlen).toString('utf8'));
+    } catch {
+      throw bad('unreadable header');
+    }
+    if (h.analyzer !== analyzer.signature) throw bad(`built by analyzer ${h.analyzer}, not ${analyzer.signature}`);
+    const ab = buf.buffer;
+    let at = buf.byteOffset + align8(12 + hlen);
+    const end = buf.byteOffset + bodyEnd;
+    const take = <A>(Ctor: { new (b: ArrayBufferLike, o: number, n: number): A; BYTES_PER_ELEMENT: number }, count: number): A => {
+      const bytes = count * Ctor.BYTES_PER_ELEMENT;
+      if (at + bytes > end) throw bad('truncated');
+      const v = new Ctor(ab, at, count);
+      at += align8(bytes);
+      return v;
+    };
+    const n = h.slots;
+    const T = h.terms;
+    const slotId = take(Float64Array, n);
+    const lenBody = take(Int32Array, n);
+    const lenTitle = take(Int32Array, n);
+    const termCount = take(Int32Array, n);
+    const pool = take(Int32Array, h.pool);
+    const termLens = take(Int32Array, T);
+    const postUsed = take(Int32Array, T);
+    const postings = take(Int32Array, h.postings);
+    if (at + h.blob > end) throw bad('truncated');
+    const blob = buf.subarray(at - buf.byteOffset, at - buf.byteOffset + h.blob);
+
+    const idx = new CollectionLexicalIndex(analyzer, h.params);
+    const cap = Math.max(1024, n);
+    const tcap = Math.max(1024, T);
+    idx.slotCount = n;
+    idx.slotId = copyInto(new Float64Array(cap), slotId);
+    idx.lenBody = copyInto(new Int32Array(cap), lenBody);
+    idx.lenTitle = copyInto(new Int32Array(cap), lenTitle);
+    idx.termCount = copyInto(new Int32Array(cap), termCount);
+    idx.alive = new Uint8Array(cap).fill(1, 0, n);
+    idx.termStart = new Int32Array(cap);
+    let ps = 0;
+    for (let s = 0; s < n; s++) {
+      idx.termStart[s] = ps;
+      ps += termCount[s];
+    }
+    if (ps !== h.pool) throw bad('inconsistent term pool');
+    idx.pool = copyInto(new Int32Array(Math.max(16384, h.pool)), pool);
+    idx.poolUsed = h.pool;
+    idx.termHash = new Int32Array(tcap);
+    idx.df = new Int32Array(tcap);
+    idx.postUsed = copyInto(new Int32Array(tcap), postUsed);
+    // Each term's postings start as a view into the snapshot itself (no copy: loading 100k chunks
+    // stays well under a second); a term that grows gets its own array, a compaction frees it all.
+    const block = postings;
+    let off = 0;
+    let b = 0;
+    for (let t = 0; t < T; t++) {
+      const used = postUsed[t];
+      if (used % 3 !== 0 || off + used > block.length) throw bad('inconsistent postings');
+      idx.post.push(block.subarray(off, off + used));
+      idx.df[t] = used / 3;
+      off += used;
+      const term = blob.toString('utf8', b, b + termLens[t]);
+      b += termLens[t];
+      idx.terms.push(term);
+      idx.termIndex.set(term, t);
+      idx.termHash[t] = fnv1a(term);
+      if ((t & 1023) === 1023) yield;
+    }
+    for (let s = 0; s < n; s++) idx.idToSlot.set(slotId[s], s);
+    idx.live = n;
+    // Sums from the lengths themselves (exact integers), not trusted from the header.
+    for (let s = 0; s < n; s++) {
+      idx.sumBody += lenBody[s];
+      idx.sumTitle += lenTitle[s];
+    }
+    idx.normBody = new Float32Array(cap);
+    idx.normTitle = new Float32Array(cap);
+    idx.scores = new Float64Array(cap);
+    return idx;
+  }
+}
+
+type Growable = Float64Array | Int32Array | Uint8Array;
+
+function grow<A extends Growable>(a: A, need: number): A {
+  const next = new (a.constructor as new (n: number) => A)(Math.max(need, a.length * 2));
+  next.set(a as never);
+  return next;
+}
+
+function copyInto<A extends Growable>(dst: A, src: A): A {
+  dst.set(src as never);
+  return dst;
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** Feeds `data` to `hash` in 4 MiB pieces, a step each. */
+function* hashSteps(hash: ReturnType<typeof createHash>, data: Uint8Array): Steps<void> {
+  const piece = 4 << 20;
+  for (let i = 0; i < data.length; i += piece) {
+    hash.update(data.subarray(i, Math.min(data.length, i + piece)));
+    yield;
+  }
+}
+
+/** FNV-1a, 32-bit: the term hash Bm25Index.termIds uses (so overlaps compare across indexes). */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}

@@ -1,0 +1,88 @@
+/**
+ * The confidence level of a collection search on generated collections: made-up words -> 'none'
+ * with no results and a plain message; a query with an exact matching chunk -> 'high'; overlap of
+ * common words only -> 'low'. Also: the term hashes confidence compares are the index's own.
+ */
+import t from 'tap';
+import { queryTerms, searchCollection, termHash } from '../../src/kb/collection-search.ts';
+import { assessConfidence, coverageOf, gapOf } from '../../src/kb/confidence.ts';
+import { Bm25Index } from '../../src/retrieval/bm25.ts';
+import { lexicalDocOf } from '../../src/retrieval/search.ts';
+import { Analyzer } from '../../src/retrieval/tokenizer.ts';
+import { fillCollection, openFixture, signal } from './search-fixtures.ts';
+
+const PLANTED = 'The heliotrope vantablack reservoir stores seventeen quintals of marmalade beside the quokka observatory.';
+
+function collection(t: Parameters<typeof openFixture>[0]) {
+  const fx = openFixture(t, 'handbook');
+  fillCollection(fx, 4, 40);
+  fx.add({ key: 'https://docs.example/annex.pdf', title: 'Annex', chunks: [{ text: `Storage. ${PLANTED}`, heading_path: ['Annex', 'Storage'], page: 3 }] });
+  return fx;
+}
+
+t.test('made-up words: none, no results, a plain message', async (t) => {
+  const fx = collection(t);
+  const res = await searchCollection(fx.deps(), { query: 'florbix quantumzarg plimbotron' }, signal());
+  t.equal(res.confidence, 'none');
+  t.same(res.results, []);
+  t.match(res.message, /^Nothing in collection "handbook" matches "florbix quantumzarg plimbotron": no chunk contains any of its terms/);
+  t.equal(res.total_chunks, 161);
+  t.equal(res.retrieval.mode, 'lexical');
+});
+
+t.test('a query whose words one chunk holds: high, that chunk first', async (t) => {
+  const fx = collection(t);
+  const res = await searchCollection(fx.deps(), { query: 'heliotrope vantablack reservoir marmalade quokka observatory', explain: true }, signal());
+  t.equal(res.confidence, 'high', res.message);
+  t.equal(res.results[0]!.title, 'Annex');
+  t.match(res.message, /^High confidence: the top hit contains 100% of the query's weight/);
+  t.match(res.trace, { confidence: { coverage: 1, missing_terms: [] } });
+});
+
+t.test('only common words overlap: low (results kept, marked as a partial match)', async (t) => {
+  const fx = collection(t);
+  // "budget forecast" occur everywhere; the rest of the question occurs nowhere.
+  const res = await searchCollection(fx.deps(), { query: 'budget forecast for the zanzibarian pelicanfish hatchery expansion' }, signal());
+  t.equal(res.confidence, 'low', res.message);
+  t.ok(res.results.length > 0);
+  t.match(res.message, /^Low confidence, only a partial match: the top hit contains \d+% of the query's weight/);
+  t.match(res.message, /no chunk contains zanzibarian, pelicanfish, hatcheri/);
+});
+
+t.test('half the weight of the query: medium', async (t) => {
+  const fx = collection(t);
+  // Two of the planted chunk's rare words and one made-up word of similar rarity.
+  const res = await searchCollection(fx.deps(), { query: 'heliotrope vantablack marmalade quintals florbixian' }, signal());
+  t.equal(res.confidence, 'medium', res.message);
+  t.equal(res.results[0]!.title, 'Annex');
+});
+
+t.test('query term hashes equal the index term ids; coverage, gap and the rule are deterministic', async (t) => {
+  const analyzer = new Analyzer();
+  const texts = ['Reservoir levels rose', 'The reservoir stores marmalade'];
+  const bm = Bm25Index.build(texts.map((text) => lexicalDocOf({ text, heading_path: [] })), analyzer);
+  const ids = [...bm.termIds(1)];
+  const want = [...new Set(analyzer.tokenize(texts[1]!))].map(termHash).sort((a, b) => a - b);
+  t.same(ids, want, 'FNV-1a of the analyzed terms, as Bm25Index keeps them');
+
+  const fx = collection(t);
+  const terms = queryTerms(fx.lexical, 'marmalade reservoir florbix budget');
+  t.same(terms.map((x) => x.term), ['marmalad', 'reservoir', 'florbix', 'budget']);
+  t.same(terms.map((x) => x.df), [1, 1, 0, terms[3]!.df]);
+  t.ok(terms[3]!.df > 20, 'a common word has a high df');
+  t.ok(terms[2]!.idf > terms[0]!.idf && terms[0]!.idf > terms[3]!.idf, 'absent > rare > common');
+
+  t.equal(coverageOf([{ term: 'a', df: 1, idf: 3 }, { term: 'b', df: 9, idf: 1 }], [true, false]), 0.75);
+  t.equal(gapOf([10]), 1);
+  t.equal(gapOf([10, 5, 4, 3]), 0.6);
+  t.equal(gapOf([]), null);
+  const input = { collection: 'c', query: 'q', hits: 1, filtered: false, lexical: { candidates: 3, scores: [9, 3, 2], terms: [{ term: 'q', df: 1, idf: 2 }], topHasTerm: [true] }, dense: null, rerank: null };
+  t.same(assessConfidence(input), assessConfidence(input));
+  t.equal(assessConfidence(input).confidence, 'high');
+  t.equal(assessConfidence({ ...input, rerank: { topLogit: 0.5 } }).confidence, 'medium', 'the reranker decides when it scored');
+  t.equal(assessConfidence({ ...input, rerank: { topLogit: 5 } }).confidence, 'high');
+  t.equal(assessConfidence({ ...input, rerank: { topLogit: -2 } }).confidence, 'low');
+  const noWords = { ...input, lexical: { ...input.lexical, candidates: 0, scores: [], topHasTerm: [false] } };
+  t.equal(assessConfidence({ ...noWords, dense: { topScore: 0.1 } }).confidence, 'none', 'no term anywhere and dense far: none');
+  t.equal(assessConfidence({ ...noWords, dense: { topScore: 0.55 } }).confidence, 'medium', 'dense alone can carry it');
+});
