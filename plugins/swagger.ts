@@ -20,6 +20,7 @@ export const TAGS = [
   { name: 'documents', description: 'Process, chunk, search and query whole documents' },
   { name: 'extraction', description: 'Text and tables from one format' },
   { name: 'utility', description: 'Language detection, health and caches' },
+  { name: 'knowledge_base', description: 'Persistent collections: ingestion jobs (with progress events), documents and search across them' },
   { name: 'meta', description: 'Liveness, server information and the MCP endpoint' },
 ];
 

@@ -1,6 +1,7 @@
 /**
  * MCP over Streamable HTTP at POST /mcp: stateless (a fresh transport and server per request)
- * with JSON responses, so any worker can answer any request. GET and DELETE answer 405: there are
+ * with JSON responses (an SSE response for a call that sent a progressToken, so its progress
+ * notifications reach the client), so any worker can answer any request. GET and DELETE answer 405: there are
  * no sessions and no server-initiated streams. Auth and the Host/Origin guard apply as for REST;
  * each tools/call message counts against the caller's rate limit like a REST call.
  */
@@ -23,6 +24,18 @@ function mcpLoader() {
     return { StreamableHTTPServerTransport, connectMcp, createMcpServer, validator: createMcpValidator() };
   }
   return () => (loading ??= load());
+}
+
+/**
+ * A tools/call that asked for progress (params._meta.progressToken): its answer is an SSE stream,
+ * so the notifications/progress can travel before the result (JSON responses cannot carry them).
+ */
+function wantsProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const meta = (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta !== null && typeof meta === 'object' && meta.progressToken !== undefined;
+  });
 }
 
 function countToolCalls(body: unknown): number {
@@ -64,7 +77,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         validator,
         shutdownSignal: app.shutdownSignal,
       });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(request.body) });
       reply.hijack();
       // Headers set by our hooks (request id, rate-limit counters) go out on the raw response.
       for (const [name, value] of Object.entries(reply.getHeaders())) {

@@ -3,12 +3,15 @@
  * operationId = tool name, tag = group, request and response schemas from the tool's TypeBox
  * schemas. Tools that accept uploads are registered in their own scope, where multipart and raw
  * bodies (up to MAX_UPLOAD_BYTES) are parsed; every other route keeps the small JSON body limit.
+ * Path parameters (`:name`) are input fields: validated as Fastify params with their own property
+ * schemas, the other fields as the body (POST) or querystring (GET, DELETE), then merged. Tools
+ * declared `mcp: false` are REST-only and are served here all the same.
  */
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import Type, { type TObject } from 'typebox';
-import type { AnyTool } from '../src/tools/define-tool.ts';
+import { pathParams, type AnyTool } from '../src/tools/define-tool.ts';
 import { runTool } from '../src/tools/run-tool.ts';
 import { errorResponseSchemas, toolErrorCodes } from '../src/error-responses.ts';
 import { readUploadCall, UPLOAD_FIELD, type ToolCallInput } from '../src/tools/upload-input.ts';
@@ -23,13 +26,37 @@ function clientGoneSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+/** The input split by where it travels: path parameters, and the rest (body or querystring). */
+interface InputParts {
+  params: TObject | null;
+  rest: TObject;
+}
+
+const partsCache = new WeakMap<AnyTool, InputParts>();
+
+export function inputParts(tool: AnyTool): InputParts {
+  let parts = partsCache.get(tool);
+  if (parts) return parts;
+  const names = pathParams(tool.rest.path);
+  const input = tool.input as TObject;
+  for (const n of names) {
+    if (!(n in input.properties) || !(input.required ?? []).includes(n)) throw new Error(`Tool ${tool.name}: path parameter ${n} must be a required input field`);
+  }
+  const params = names.length === 0 ? null : Type.Object(Object.fromEntries(names.map((n) => [n, input.properties[n]!])), { additionalProperties: false });
+  parts = { params, rest: names.reduce((schema, n) => omitProperty(schema, n), input) };
+  partsCache.set(tool, parts);
+  return parts;
+}
+
 function baseSchema(tool: AnyTool) {
+  const { params } = inputParts(tool);
   return {
     operationId: tool.name,
     summary: tool.title,
     description: tool.description,
     tags: [tool.group],
-    response: { 200: tool.output, ...errorResponseSchemas(toolErrorCodes(tool)) },
+    ...(params ? { params } : {}),
+    response: { [tool.rest.status ?? 200]: tool.output, ...errorResponseSchemas(toolErrorCodes(tool)) },
   };
 }
 
@@ -45,13 +72,15 @@ function namedExamples(tool: AnyTool): Record<string, { summary: string; descrip
 
 /** The JSON request body as documented: the input schema with the tool's examples. */
 function jsonBodyDocs(tool: AnyTool): Record<string, unknown> {
-  return { ...plain(tool.input), ...(tool.examples?.length ? { 'x-examples': namedExamples(tool) } : {}) };
+  return { ...plain(inputParts(tool).rest), ...(tool.examples?.length ? { 'x-examples': namedExamples(tool) } : {}) };
 }
 
 function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: FastifyRequest) => Promise<ToolCallInput>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const { input, upload } = await read(request);
-    return runTool(tool, input, {
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const merged = inputParts(tool).params ? { ...(input as Record<string, unknown>), ...params } : input;
+    const output = await runTool(tool, merged, {
       services: app.services,
       tools: app.tools,
       // Fastify's logger is the pino instance given to buildApp.
@@ -63,17 +92,28 @@ function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: Fastify
       upload,
       transport: 'rest',
     });
+    if (tool.rest.status) reply.code(tool.rest.status);
+    return output;
   };
 }
 
 function jsonRoute(app: FastifyInstance, tool: AnyTool): RouteOptions {
-  const part = tool.rest.method === 'GET' ? 'querystring' : 'body';
+  const part = tool.rest.method === 'POST' ? 'body' : 'querystring';
   return {
     method: tool.rest.method,
     url: tool.rest.path,
-    schema: { ...baseSchema(tool), [part]: tool.input },
-    // Validation uses tool.input itself; the document adds the examples.
-    config: part === 'body' ? { swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({ url, schema: { ...schema, body: jsonBodyDocs(tool) } }) } : {},
+    schema: { ...baseSchema(tool), [part]: inputParts(tool).rest },
+    // Validation uses the input schema (path parameters apart); the document adds the examples.
+    // A POST whose fields all travel in the path (cancel_job) is documented without a body.
+    config:
+      part === 'body'
+        ? {
+            swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => {
+              const { body: _body, ...rest } = schema as Record<string, unknown>;
+              return { url, schema: Object.keys(inputParts(tool).rest.properties).length === 0 ? rest : { ...rest, body: jsonBodyDocs(tool) } };
+            },
+          }
+        : {},
     handler: handlerFor(app, tool, async (request) => ({ input: part === 'body' ? request.body : request.query })),
   };
 }
@@ -86,7 +126,7 @@ function jsonRoute(app: FastifyInstance, tool: AnyTool): RouteOptions {
  */
 function uploadDocs(tool: AnyTool, urlField: string) {
   const withoutUrls = [urlField, ...(tool.upload?.alsoUrlFields ?? [])];
-  const rest = withoutUrls.reduce((schema, field) => omitProperty(schema, field), tool.input as TObject);
+  const rest = withoutUrls.reduce((schema, field) => omitProperty(schema, field), inputParts(tool).rest);
   const formExample = (tool.examples?.[0]?.value ?? {}) as Record<string, unknown>;
   const formFields = Object.fromEntries(
     Object.entries(plain(rest.properties)).map(([name, schema]) => [name, name in formExample ? { ...schema, examples: [formExample[name]] } : schema]),
@@ -128,7 +168,7 @@ function uploadRoute(app: FastifyInstance, tool: AnyTool, urlField: string, maxB
     url: tool.rest.path,
     schema: baseSchema(tool),
     config: { swaggerTransform: uploadDocs(tool, urlField) },
-    handler: handlerFor(app, tool, (request) => readUploadCall(request, tool.input as TObject, urlField, { maxBytes })),
+    handler: handlerFor(app, tool, (request) => readUploadCall(request, inputParts(tool).rest, urlField, { maxBytes })),
   };
 }
 

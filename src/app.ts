@@ -28,6 +28,7 @@ import healthRoutes from '../routes/health.ts';
 import infoRoutes from '../routes/info.ts';
 import toolRoutes from '../routes/tools.ts';
 import mcpRoutes from '../routes/mcp.ts';
+import kbEventsRoutes from '../routes/kb-events.ts';
 
 export interface BuildAppOptions {
   /** Defaults to loadConfig() from the environment. */
@@ -105,6 +106,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   await app.register(healthRoutes);
   await app.register(infoRoutes);
   await app.register(toolRoutes);
+  await app.register(kbEventsRoutes);
   await app.register(mcpRoutes);
   return app;
 }

@@ -2,6 +2,7 @@
  * The only reader of process.env. Every variable is parsed once at start-up through a TypeBox
  * schema; an invalid value throws ConfigError naming the variable. The result is frozen and injected.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Type, { type Static } from 'typebox';
@@ -58,6 +59,16 @@ export const ConfigSchema = Type.Object({
   TESSDATA_DIR: Type.String({ default: '' }),
   /** Scanned pages OCR'd per synchronous call; later pages are marked in the content (knowledge-base jobs OCR all). */
   OCR_MAX_PAGES: Int(30, 0, 100_000),
+  /** Scanned pages OCR'd per document in knowledge-base ingestion jobs (no synchronous call waits on them). */
+  OCR_MAX_PAGES_JOB: Int(2_000, 0, 1_000_000),
+  /** Comma-separated absolute folders whose files may be ingested by path; empty: local files are off. */
+  ALLOWED_DIRS: Type.String({ default: '' }),
+  /** Documents of ingestion jobs processed at once, across all jobs. */
+  INGEST_CONCURRENCY: Int(2, 1, 64),
+  /** Documents that may wait in ingestion jobs, across all jobs; beyond, adding documents is OVERLOADED. */
+  INGEST_QUEUE_MAX: Int(1_000, 1, 1_000_000),
+  /** Seconds one document of an ingestion job may take (download, extraction, embedding) before it fails. */
+  INGEST_DOCUMENT_TIMEOUT: Type.Number({ default: 3_600, exclusiveMinimum: 0, maximum: 7 * 86_400 }),
   /** Pages of one PDF whose text is read (default as in src/extractors/pdf-page-limit.ts); later ones are noted in the content. */
   PDF_MAX_PAGES: Int(5_000, 1, 1_000_000),
   /** Extraction child processes at most; 0: from the CPU count (2 to 8). */
@@ -104,6 +115,8 @@ export interface Config extends RawConfig {
   ocrLanguages: string[];
   /** TESSDATA_DIR resolved; null when not set. */
   tessdataDir: string | null;
+  /** ALLOWED_DIRS, each resolved with realpath at start-up; empty: local files are off. */
+  allowedDirs: string[];
 }
 
 /** Names from the original server accepted as aliases of the canonical variables. */
@@ -177,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('MAX_MEMORY_MB', `must be at least EXTRACT_MEMORY_MB (${value.EXTRACT_MEMORY_MB}), or no extraction could run (got ${value.MAX_MEMORY_MB})`);
   }
   const dataDir = path.resolve(value.DATA_DIR);
+  const allowedDirs = resolveAllowedDirs(value.ALLOWED_DIRS);
   return Object.freeze({
     ...value,
     extractConcurrency: value.EXTRACT_CONCURRENCY || Math.max(2, Math.min(8, os.availableParallelism())),
@@ -189,5 +203,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logDir: value.LOG_DIR ? path.resolve(value.LOG_DIR) : null,
     ocrLanguages: [...new Set(value.OCR_LANGUAGES.split(/[+,]/))],
     tessdataDir: value.TESSDATA_DIR ? path.resolve(value.TESSDATA_DIR) : null,
+    allowedDirs,
   });
+}
+
+/** ALLOWED_DIRS: absolute folders that exist, by their real path (a symlinked folder counts as its target). */
+function resolveAllowedDirs(raw: string): string[] {
+  const out: string[] = [];
+  for (const dir of list(raw)) {
+    if (!path.isAbsolute(dir)) throw new ConfigError('ALLOWED_DIRS', `must list absolute folders (got ${JSON.stringify(dir)})`);
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      throw new ConfigError('ALLOWED_DIRS', `names a folder that does not exist: ${JSON.stringify(dir)}`);
+    }
+    if (!fs.statSync(real).isDirectory()) throw new ConfigError('ALLOWED_DIRS', `names something that is not a folder: ${JSON.stringify(dir)}`);
+    if (!out.includes(real)) out.push(real);
+  }
+  return out;
 }

@@ -119,6 +119,7 @@ export function toolErrorCodes(tool: AnyTool): ErrorCode[] {
   // Scanned PDF pages and images need the OCR engine (retrieve_chunks, which also needs an
   // embedding model for dense and hybrid search, reads both).
   if (tool.formats?.some((f) => OCR_FORMATS.includes(f))) codes.add('MODEL_UNAVAILABLE');
+  for (const code of tool.errors ?? []) codes.add(code);
   return sortByStatus([...codes]);
 }
 

@@ -16,6 +16,8 @@ import { DiskHealth, type DiskProbe } from './util/disk-health.ts';
 import { sweepDataDirTemp } from './util/temp-sweep.ts';
 import pino, { type Logger } from 'pino';
 import type { CacheLayerStats } from './cache/ttl-cache.ts';
+import { KnowledgeBase } from './kb/knowledge-base.ts';
+import type { KnowledgeBaseApi } from './kb/types.ts';
 
 /** A cache kept on disk (e.g. persisted indexes); manage_cache reports and clears it with the memory layers. */
 export interface DiskCache {
@@ -67,6 +69,8 @@ export interface Services {
   indexes: IndexStore;
   /** Whether DATA_DIR takes writes (free space, write probe): /health readiness. */
   disk: DiskHealth;
+  /** Collections, ingestion jobs and collection search under DATA_DIR/kb (STORAGE_UNAVAILABLE when its store cannot open). */
+  kb: KnowledgeBaseApi;
   /** The start-up sweep of what killed processes left in DATA_DIR (resolves when done; never rejects). */
   swept: Promise<void>;
   close(): Promise<void>;
@@ -124,6 +128,7 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     documents, caches, models, store: indexes, disk,
     namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]],
   });
+  const kb = new KnowledgeBase({ config, documents, caches, models, log });
   // Eager, non-blocking: /health answers while models load; a missing model is remembered, not retried.
   if (opts.startModels !== false) models.start();
 
@@ -164,6 +169,12 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
         return { disk: d.writable ? { available: true, ...detail } : { available: false, reason: reason ?? 'disk: unavailable', ...detail } };
       },
     },
+    {
+      features: () => {
+        const { available, reason, ...detail } = kb.stats();
+        return { knowledge_base: available ? { available: true, ...detail } : { available: false, reason: String(reason ?? 'unavailable'), ...detail } };
+      },
+    },
   ];
   return {
     config,
@@ -178,8 +189,11 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     models,
     indexes,
     disk,
+    kb,
     swept,
     async close() {
+      // Jobs first: their documents use the extraction pool and OCR until they stop.
+      await kb.close();
       caches.clear();
       await documents.close();
       // Children first: their OCR calls need the OCR pool until they are gone.

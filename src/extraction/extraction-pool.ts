@@ -118,7 +118,9 @@ export class ExtractionPool {
   constructor(opts: ExtractionPoolOptions) {
     this.opts = {
       idleMs: 30_000,
-      recycleAfterJobs: 50,
+      // High: a fresh child costs seconds (pdf.js, the language detector), which dominated knowledge-base
+      // ingestion of many small files at 50; growth is caught by the RSS check after every job instead.
+      recycleAfterJobs: 1000,
       recycleRssMb: Math.max(128, Math.min(512, Math.floor(opts.memoryMb / 2))),
       watchIntervalMs: 50,
       startTimeoutMs: 60_000,

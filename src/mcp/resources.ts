@@ -1,5 +1,5 @@
 /** The MCP resources, generated from the registry: supported formats and tool descriptions. */
-import type { AnyTool } from '../tools/define-tool.ts';
+import { servedOverMcp, type AnyTool } from '../tools/define-tool.ts';
 import { supportedFormats } from '../tools/formats.ts';
 import { toolTimeoutMs } from '../tools/run-tool.ts';
 import type { Config } from '../config.ts';
@@ -32,7 +32,7 @@ export const RESOURCES: readonly McpResource[] = [
     uri: 'rag://tool-descriptions',
     name: 'tool-descriptions',
     title: 'Tool descriptions',
-    description: 'Every tool with its description, group, timeout, REST route and input/output JSON Schemas.',
+    description: 'Every tool with its description, group, timeout, REST route (and whether it is an MCP tool) and input/output JSON Schemas.',
     mimeType: 'application/json',
     read: (tools, config) => ({
       server: { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
@@ -43,6 +43,8 @@ export const RESOURCES: readonly McpResource[] = [
         group: t.group,
         timeout_seconds: toolTimeoutMs(t, config) / 1000,
         rest: { method: t.rest.method, path: t.rest.path },
+        // false: a REST-only operation (not an MCP tool).
+        mcp: servedOverMcp(t),
         accepts_upload: Boolean(t.upload),
         formats: t.formats ?? [],
         input_schema: jsonSchema(t.input),

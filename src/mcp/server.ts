@@ -3,8 +3,12 @@
  * TypeBox JSON Schemas verbatim (the same ones REST validates and publishes). tools/call validates
  * with the same rules as REST, runs through run-tool (timeouts, logs, coded errors) and answers
  * with structuredContent plus a text copy; failures are `isError: true` with {error, code}.
+ * Tools declared `mcp: false` (REST-only administration) are neither listed nor callable. A call
+ * whose request carries a progressToken gets ctx.progress (notifications/progress); over stdio a
+ * client that supports roots gets ctx.roots (its folders, for local-file ingestion).
  */
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
@@ -13,6 +17,7 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -22,7 +27,9 @@ import {
 import type { Logger } from 'pino';
 import { toPublicError, type ErrorCode as ToolErrorCode } from '../errors.ts';
 import type { Services } from '../services.ts';
-import type { AnyTool } from '../tools/define-tool.ts';
+import { servedOverMcp, type AnyTool, type ToolContext } from '../tools/define-tool.ts';
+import type { KnowledgeBaseApi } from '../kb/types.ts';
+import { collectionTemplate, kbResourceList, readKbResource } from './kb-resources.ts';
 import { runTool } from '../tools/run-tool.ts';
 import { checkInput, formatIssue } from '../tools/validate-input.ts';
 import { PACKAGE_INFO } from '../package-info.ts';
@@ -98,8 +105,25 @@ function errorResult(code: ToolErrorCode, message: string, requestId: string): C
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: message, code, request_id: requestId }) }] };
 }
 
+/** The client's roots as local folders (file:// URIs only; others are left out). */
+async function rootsOf(server: Server): Promise<string[]> {
+  const { roots } = await server.listRoots(undefined, { timeout: 10_000 });
+  const out: string[] = [];
+  for (const r of roots) {
+    try {
+      if (r.uri.startsWith('file://')) out.push(fileURLToPath(r.uri));
+    } catch {
+      // Not a local file URI (another host): not a folder of this machine.
+    }
+  }
+  return out;
+}
+
 export function createMcpServer(opts: McpServerOptions): Server {
-  const byName = new Map(opts.tools.map((t) => [t.name, t]));
+  const mcpTools = opts.tools.filter(servedOverMcp);
+  const byName = new Map(mcpTools.map((t) => [t.name, t]));
+  // Services built by hand for a test may lack the knowledge base: then it has no resources.
+  const kb: KnowledgeBaseApi | undefined = opts.services.kb;
   const server = new Server(
     { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version, title: 'RAG Document Server' },
     {
@@ -107,11 +131,12 @@ export function createMcpServer(opts: McpServerOptions): Server {
       jsonSchemaValidator: opts.validator ?? createMcpValidator(),
       instructions:
         'Deterministic document tools: process, chunk and search documents by URL, extract text and tables per format, ' +
-        'detect language, report health and manage caches. Read rag://tool-descriptions for details.',
+        'detect language, report health and manage caches; a persistent knowledge base: ingest_documents into a collection, ' +
+        'then search_collection (list_collections, list_documents, delete_document, get_job). Read rag://tool-descriptions for details.',
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, guarded(opts.log, 'tools/list', async () => ({ tools: opts.tools.map(mcpToolListing) })));
+  server.setRequestHandler(ListToolsRequestSchema, guarded(opts.log, 'tools/list', async () => ({ tools: mcpTools.map(mcpToolListing) })));
 
   server.setRequestHandler(CallToolRequestSchema, guarded(opts.log, 'tools/call', async (request, extra): Promise<CallToolResult> => {
     const requestId = opts.requestId ?? randomUUID();
@@ -124,8 +149,20 @@ export function createMcpServer(opts: McpServerOptions): Server {
       log.info({ tool: tool.name, code: 'VALIDATION_ERROR', error: message, transport: opts.transport }, 'tool.rejected');
       return errorResult('VALIDATION_ERROR', message, requestId);
     }
+    const progressToken = request.params._meta?.progressToken;
+    const progress: ToolContext['progress'] =
+      progressToken === undefined
+        ? undefined
+        : (p) => {
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } })
+              .catch((err: unknown) => log.debug({ err }, 'progress notification not sent'));
+          };
+    const roots: ToolContext['roots'] = opts.transport === 'stdio' && server.getClientCapabilities()?.roots ? () => rootsOf(server) : undefined;
     try {
       const output = await runTool(tool, checked.value, {
+        progress,
+        roots,
         services: opts.services,
         tools: opts.tools,
         log,
@@ -144,11 +181,21 @@ export function createMcpServer(opts: McpServerOptions): Server {
   }));
 
   server.setRequestHandler(ListResourcesRequestSchema, guarded(opts.log, 'resources/list', async () => ({
-    resources: RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+    resources: [...RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })), ...kbResourceList(kb)],
+  })));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, guarded(opts.log, 'resources/templates/list', async () => ({
+    resourceTemplates: kb ? [collectionTemplate] : [],
   })));
 
   server.setRequestHandler(ReadResourceRequestSchema, guarded(opts.log, 'resources/read', async (request) => {
     const resource = RESOURCES.find((r) => r.uri === request.params.uri);
+    if (!resource) {
+      const value = readKbResource(kb, request.params.uri);
+      if (value !== undefined && value !== null) {
+        return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
+      }
+    }
     if (!resource) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${JSON.stringify(request.params.uri.slice(0, 200))}`);
     const text = JSON.stringify(resource.read(opts.tools, opts.services.config), null, 2);
     return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text }] };

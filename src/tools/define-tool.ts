@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
 import type { DocumentKind } from '../extractors/types.ts';
 import type { CallContext, UploadedFile } from '../call-context.ts';
+import type { ErrorCode } from '../errors.ts';
 
 export type TimeoutClass = 'document' | 'extraction' | 'utility';
 
@@ -16,7 +17,7 @@ export const TIMEOUT_SECONDS: Record<TimeoutClass, number> = {
   utility: 30,
 };
 
-export type ToolGroup = 'documents' | 'extraction' | 'utility';
+export type ToolGroup = 'documents' | 'extraction' | 'utility' | 'knowledge_base';
 
 export interface ToolContext extends CallContext {
   log: Logger;
@@ -26,6 +27,15 @@ export interface ToolContext extends CallContext {
   upload?: UploadedFile;
   /** The registry serving this call (get_system_health and the MCP resources describe it). */
   tools?: readonly AnyTool[];
+  /**
+   * MCP only, when the client sent a progressToken: relays progress as notifications/progress.
+   * Absent over REST and when the client asked for none.
+   */
+  progress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** MCP over stdio, when the client supports roots: its root folders as local paths. */
+  roots?: () => Promise<string[]>;
+  /** How the call arrived: rest, mcp (Streamable HTTP) or stdio (tools whose defaults differ per transport). */
+  transport?: string;
 }
 
 /**
@@ -58,6 +68,28 @@ export interface ToolExample<T = unknown> {
   value: T;
 }
 
+/**
+ * How a tool is served over REST. Path parameters (`/v1/collections/:name/search`) are fields of the
+ * input schema: they are validated with the same property schemas and merged into the input. GET
+ * and DELETE take the other fields from the querystring (types coerced), POST from the JSON body.
+ */
+export interface RestBinding {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  /** The success status: 200 by default, 201 for a creation, 202 for an accepted job. */
+  status?: 200 | 201 | 202;
+}
+
+/** The path parameters of a REST path, in order: '/v1/jobs/:job_id/events' -> ['job_id']. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+}
+
+/** Whether the tool is listed and callable over MCP. */
+export function servedOverMcp(tool: Pick<ToolDefinition, 'mcp'>): boolean {
+  return tool.mcp !== false;
+}
+
 export interface ToolDefinition<I extends TObject = TObject, O extends TSchema = TSchema> {
   name: string;
   title: string;
@@ -66,7 +98,12 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TSchema =
   input: I;
   output: O;
   timeoutClass: TimeoutClass;
-  rest: { method: 'GET' | 'POST'; path: string };
+  rest: RestBinding;
+  /**
+   * false: a REST-only operation (administration the MCP tool list leaves out, e.g. create_collection);
+   * it stays out of tools/list and tools/call. Default: served over both.
+   */
+  mcp?: false;
   annotations: ToolAnnotations;
   /**
    * Requests to publish, the first being the default. For upload tools the first one, without its
@@ -80,12 +117,17 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TSchema =
    * against the input schema without `urlField` and passes the file as ctx.upload.
    * `alsoUrlFields` are other fields that name documents (not offered next to a file).
    */
-  upload?: { urlField: 'document_url' | 'image_url'; alsoUrlFields?: readonly string[] };
+  upload?: { urlField: 'document_url' | 'image_url' | 'urls'; alsoUrlFields?: readonly string[] };
   /**
    * Document kinds this tool reads (see src/tools/formats.ts). The supported-formats list of
    * get_system_health and the rag://supported-formats resource are generated from these.
    */
   formats?: readonly DocumentKind[];
+  /**
+   * Error codes this tool answers beyond what its declaration implies (src/error-responses.ts
+   * toolErrorCodes): the knowledge-base tools' NOT_FOUND, CONFLICT, STORAGE_UNAVAILABLE.
+   */
+  errors?: readonly ErrorCode[];
   handler(input: Static<I>, ctx: ToolContext): Promise<Static<O>>;
 }
 

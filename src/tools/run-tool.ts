@@ -9,7 +9,7 @@ import { isToolError, toolError, type ToolError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Config } from '../config.ts';
 import type { UploadedFile } from '../call-context.ts';
-import { TIMEOUT_SECONDS, type AnyTool } from './define-tool.ts';
+import { TIMEOUT_SECONDS, type AnyTool, type ToolContext } from './define-tool.ts';
 
 export interface RunToolOptions {
   services: Services;
@@ -25,6 +25,10 @@ export interface RunToolOptions {
    */
   shutdownSignal?: AbortSignal;
   upload?: UploadedFile;
+  /** MCP: progress notifications for the call (ToolContext.progress). */
+  progress?: ToolContext['progress'];
+  /** MCP over stdio: the client's roots as paths (ToolContext.roots). */
+  roots?: ToolContext['roots'];
   /** For the logs: rest | mcp | stdio. */
   transport: string;
 }
@@ -79,6 +83,9 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
       services: opts.services,
       upload: opts.upload,
       tools: opts.tools,
+      transport: opts.transport,
+      ...(opts.progress ? { progress: opts.progress } : {}),
+      ...(opts.roots ? { roots: opts.roots } : {}),
     }),
   );
   // A handler that keeps running after a timeout must not surface as an unhandled rejection.

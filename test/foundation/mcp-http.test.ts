@@ -23,7 +23,7 @@ async function connect(t: { teardown(fn: () => unknown): void }, url: URL, heade
   return client;
 }
 
-t.test('tools/list equals the REST operations, with identical input schemas', async (t) => {
+t.test('tools/list equals the REST operations of the MCP tools, with identical input schemas', async (t) => {
   const app = await buildTestApp(t, { extraTools: [uploadEchoTool] });
   const url = await listen(app);
   const client = await connect(t, url);
@@ -34,21 +34,39 @@ t.test('tools/list equals the REST operations, with identical input schemas', as
   for (const [, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
     for (const [method, op] of Object.entries(item)) if (op.tags?.[0] !== 'meta') restOps.set(op.operationId, { method, op });
   }
-  t.same(tools.map((x) => x.name).sort(), [...restOps.keys()].sort(), 'same tool set over MCP and REST');
+  // Every tool has its REST operation; REST-only ones (mcp: false) are not listed over MCP.
+  for (const tool of app.tools) t.ok(restOps.has(tool.name), `${tool.name} is a REST operation`);
   t.same(
     tools.map((x) => x.name),
-    app.tools.map((x) => x.name),
-    'registry order',
+    app.tools.filter((x) => x.mcp !== false).map((x) => x.name),
+    'registry order, REST-only tools left out',
   );
+  t.ok(app.tools.some((x) => x.mcp === false), 'some tools are REST only');
   for (const tool of tools) {
     const { method, op } = restOps.get(tool.name)!;
+    const declared = app.tools.find((x) => x.name === tool.name)!;
+    const pathParams = [...declared.rest.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+    const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
+    t.same(
+      (op.parameters ?? []).filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name),
+      pathParams,
+      `${tool.name}: path parameters`,
+    );
     if (method === 'post') {
-      t.same(op.requestBody.content['application/json'].schema, tool.inputSchema, `${tool.name}: request body schema = MCP inputSchema`);
+      const body = JSON.parse(JSON.stringify(tool.inputSchema));
+      for (const p of pathParams) delete body.properties[p];
+      if (body.required) body.required = body.required.filter((r: string) => !pathParams.includes(r));
+      if (body.required?.length === 0) delete body.required;
+      t.same(op.requestBody.content['application/json'].schema, body, `${tool.name}: request body schema = MCP inputSchema without the path parameters`);
     } else {
-      const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-      t.same((op.parameters ?? []).map((p: { name: string }) => p.name), Object.keys(props), `${tool.name}: query parameters = MCP input properties`);
+      t.same(
+        (op.parameters ?? []).filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name),
+        Object.keys(props).filter((k) => !pathParams.includes(k)),
+        `${tool.name}: query parameters = MCP input properties`,
+      );
     }
-    t.same(op.responses['200'].content['application/json'].schema, tool.outputSchema, `${tool.name}: response schema = MCP outputSchema`);
+    const status = String(declared.rest.status ?? 200);
+    t.same(op.responses[status].content['application/json'].schema, tool.outputSchema, `${tool.name}: response schema = MCP outputSchema`);
     t.equal(tool.description, op.description);
   }
 });
@@ -101,7 +119,8 @@ t.test('resources: supported formats and tool descriptions generated from the re
   const { resources } = await client.listResources();
   t.same(
     resources.map((r) => r.uri),
-    ['rag://supported-formats', 'rag://tool-descriptions'],
+    ['rag://supported-formats', 'rag://tool-descriptions', 'rag://collections'],
+    'the knowledge base adds rag://collections (and one entry per collection: none yet)',
   );
   const formats = JSON.parse(((await client.readResource({ uri: 'rag://supported-formats' })).contents[0] as { text: string }).text);
   // Every format some registered tool reads, each with its readers in registry order (the test tool last).

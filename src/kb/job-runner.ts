@@ -1,0 +1,604 @@
+/**
+ * Ingestion jobs: a bounded in-process queue that runs documents INGEST_CONCURRENCY at a time
+ * across all jobs, taking turns between jobs (round-robin) so one big folder does not hold back a
+ * small upload. Every job lives in the store: created before it is queued, saved at every item
+ * stage change (progress-only ticks at most once a second per job), so a restart finds it and
+ * resumes what was not done. An upload is spooled to DATA_DIR/kb/uploads/<job>/<item> (atomic)
+ * for the same reason, with the job's options beside it, and the folder goes when the job ends.
+ * Subscribers (SSE, MCP progress) get JobEvents; waitFor resolves when a job ends or times out.
+ */
+import { randomBytes } from 'node:crypto';
+import fsSync from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isToolError, toolError } from '../errors.ts';
+import { errorText } from '../util/error-text.ts';
+import type { ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, SourceKind } from './types.ts';
+
+/** What a job was asked for beyond its items, kept beside its spool so a resumed job runs the same way. */
+export interface JobOptions {
+  force: boolean;
+  ocr?: { mode?: 'auto' | 'always' | 'never'; languages?: string[] };
+  /** Allowed folders for its local paths when they came with the request (MCP roots). */
+  allowedDirs?: string[];
+  allowedOrigin?: string;
+  /** Content types of spooled uploads, by item index. */
+  contentTypes?: Record<number, string>;
+}
+
+export interface ItemRun {
+  job: Readonly<JobRecord>;
+  item: Readonly<JobItem>;
+  options: Readonly<JobOptions>;
+  /** Upload items: the spooled bytes. */
+  upload?: Buffer;
+  signal: AbortSignal;
+  /** Stage changes are saved at once; progress within a stage is throttled. */
+  progress(stage: ItemStage, p: Partial<ItemProgress>, documentId: string | null): void;
+}
+
+export interface ItemResult {
+  stage: 'done' | 'skipped';
+  documentId: string;
+  note: string | null;
+}
+
+export interface JobRunnerDeps {
+  store: KbStoreApi;
+  /** DATA_DIR/kb/uploads. */
+  spoolDir: string;
+  concurrency: number;
+  queueMax: number;
+  /** Seconds per document (INGEST_DOCUMENT_TIMEOUT). */
+  documentTimeoutS: number;
+  runItem(run: ItemRun): Promise<ItemResult>;
+  /** A document that failed (recorded against it in the store by the caller). */
+  onItemFailed?(job: Readonly<JobRecord>, item: Readonly<JobItem>, error: { code: string; message: string }): void;
+  /** An item that was cancelled while running (the caller may drop a pending row it created). */
+  onItemCancelled?(job: Readonly<JobRecord>, item: Readonly<JobItem>): void;
+  log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
+}
+
+export interface NewItem {
+  source: string;
+  source_kind: SourceKind;
+  upload?: { bytes: Buffer; contentType?: string };
+}
+
+const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
+const ENDED: ReadonlySet<JobStatus> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
+const PROGRESS_SAVE_MS = 1_000;
+const SAVE_AT_ONCE_MAX_ITEMS = 200;
+export const LOST_UPLOAD_REASON = 'interrupted by a restart; the upload was lost';
+
+const now = () => new Date().toISOString();
+
+export function newJobId(): string {
+  return `job_${randomBytes(6).toString('hex')}`;
+}
+
+export function isEnded(job: Pick<JobRecord, 'status'>): boolean {
+  return ENDED.has(job.status);
+}
+
+/** 0-1 of one item, by stage (and by pages / chunks within extraction and embedding). */
+function itemFraction(item: JobItem): number {
+  const p = item.progress;
+  switch (item.stage) {
+    case 'queued':
+      return 0;
+    case 'downloading':
+      return 0.05;
+    case 'extracting':
+      return 0.1 + (p.pages_total ? 0.4 * ((p.pages_done ?? 0) / p.pages_total) : 0);
+    case 'chunking':
+      return 0.55;
+    case 'embedding':
+      return 0.6 + (p.chunks_total ? 0.35 * ((p.chunks_embedded ?? 0) / p.chunks_total) : 0);
+    case 'indexing':
+      return 0.97;
+    default:
+      return 1;
+  }
+}
+
+export function jobFraction(job: JobRecord): number {
+  if (job.items.length === 0) return 1;
+  return job.items.reduce((s, i) => s + itemFraction(i), 0) / job.items.length;
+}
+
+function countsOf(items: JobItem[]): JobRecord['counts'] {
+  const c = { total: items.length, done: 0, skipped: 0, failed: 0, cancelled: 0 };
+  for (const i of items) {
+    if (i.stage === 'done') c.done++;
+    else if (i.stage === 'skipped') c.skipped++;
+    else if (i.stage === 'failed') c.failed++;
+    else if (i.stage === 'cancelled') c.cancelled++;
+  }
+  return c;
+}
+
+const emptyProgress = (): ItemProgress => ({ pages_done: null, pages_total: null, chunks_embedded: null, chunks_total: null });
+
+interface LiveJob {
+  record: JobRecord;
+  options: JobOptions;
+  pending: number[];
+  running: Map<number, AbortController>;
+  listeners: Set<(e: JobEvent) => void>;
+  lastSaved: number;
+  saveTimer: NodeJS.Timeout | null;
+  cancelRequested: boolean;
+  lastTurn: number;
+}
+
+export class JobRunner {
+  private readonly live = new Map<string, LiveJob>();
+  /** Counts item starts: a job's last turn, for round-robin. */
+  private turns = 0;
+  private active = 0;
+  private closed = false;
+  private readonly idle = new Set<() => void>();
+
+  constructor(private readonly deps: JobRunnerDeps) {}
+
+  /** Documents waiting (not yet started) across all jobs. */
+  queued(): number {
+    let n = 0;
+    for (const j of this.live.values()) n += j.pending.length;
+    return n;
+  }
+
+  running(): number {
+    return this.active;
+  }
+
+  stats(): { jobs_active: number; documents_queued: number; documents_running: number; queue_max: number; concurrency: number } {
+    return { jobs_active: this.live.size, documents_queued: this.queued(), documents_running: this.active, queue_max: this.deps.queueMax, concurrency: this.deps.concurrency };
+  }
+
+  /** The live record of a job that has not ended (null once ended: read the store). */
+  liveJob(id: string): JobRecord | null {
+    return this.live.get(id)?.record ?? null;
+  }
+
+  /** Jobs of a collection still queued or running. */
+  jobsOf(collection: string): string[] {
+    return [...this.live.values()].filter((j) => j.record.collection === collection).map((j) => j.record.id);
+  }
+
+  /** OVERLOADED when `count` more documents would not fit INGEST_QUEUE_MAX. */
+  checkRoom(count: number): void {
+    const waiting = this.queued();
+    if (waiting + count > this.deps.queueMax) {
+      throw toolError(
+        'OVERLOADED',
+        `The ingestion queue is full: ${waiting} documents wait and this job adds ${count}, over INGEST_QUEUE_MAX (${this.deps.queueMax}); retry when jobs have finished`,
+      );
+    }
+  }
+
+  /** Records and queues a job; OVERLOADED when its items do not fit INGEST_QUEUE_MAX. */
+  async submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord> {
+    if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
+    if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
+    this.checkRoom(items.length);
+    const id = newJobId();
+    const record: JobRecord = {
+      id,
+      collection,
+      status: 'queued',
+      reason: null,
+      items: items.map((it, index) => ({
+        index,
+        source: it.source,
+        source_kind: it.source_kind,
+        stage: 'queued',
+        document_id: null,
+        note: null,
+        error: null,
+        progress: emptyProgress(),
+        started_at: null,
+        finished_at: null,
+      })),
+      counts: countsOf([]),
+      created_at: now(),
+      started_at: null,
+      finished_at: null,
+      resumed: 0,
+    };
+    record.counts = countsOf(record.items);
+    const contentTypes: Record<number, string> = {};
+    items.forEach((it, i) => {
+      if (it.upload?.contentType) contentTypes[i] = it.upload.contentType;
+    });
+    const opts: JobOptions = { ...options, ...(Object.keys(contentTypes).length ? { contentTypes } : {}) };
+    const uploads = items.map((it, i) => [i, it.upload] as const).filter(([, u]) => u);
+    const needsSpool = uploads.length > 0 || opts.force || opts.ocr || opts.allowedDirs;
+    if (needsSpool) {
+      try {
+        for (const [i, u] of uploads) await writeAtomic(path.join(this.spoolOf(id), String(i)), u!.bytes);
+        await writeAtomic(path.join(this.spoolOf(id), 'options.json'), Buffer.from(JSON.stringify(opts)));
+      } catch (err) {
+        await this.removeSpool(id);
+        throw toolError('STORAGE_UNAVAILABLE', `The job could not be written to DATA_DIR (${(err as NodeJS.ErrnoException).code ?? errorText(err)})`, err);
+      }
+    }
+    try {
+      this.deps.store.createJob(record);
+    } catch (err) {
+      await this.removeSpool(id);
+      throw err;
+    }
+    const answer = structuredClone(record);
+    this.enqueue(record, opts, record.items.map((i) => i.index));
+    return answer;
+  }
+
+  /**
+   * Start-up: jobs a previous process left queued or running are resumed, or failed with a reason.
+   * Synchronous (a few small reads), so every resumed job is live before the first call arrives.
+   */
+  resume(collectionExists: (name: string) => boolean): { resumed: number; failed: number } {
+    let resumed = 0;
+    let failed = 0;
+    for (const job of this.deps.store.unfinishedJobs()) {
+      const options = this.readOptions(job.id) ?? { force: false };
+      if (!collectionExists(job.collection)) {
+        this.endInterrupted(job, 'interrupted by a restart; the collection no longer exists');
+        failed++;
+        continue;
+      }
+      const pending: number[] = [];
+      let lostUpload = false;
+      for (const item of job.items) {
+        if (TERMINAL_STAGES.has(item.stage)) continue;
+        if (item.source_kind === 'upload' && !fsSync.existsSync(path.join(this.spoolOf(job.id), String(item.index)))) {
+          item.stage = 'failed';
+          item.error = { code: 'PROCESSING_ERROR', message: LOST_UPLOAD_REASON };
+          item.finished_at = now();
+          lostUpload = true;
+          try {
+            this.deps.onItemFailed?.(job, item, item.error);
+          } catch {
+            // recorded in the job either way
+          }
+          continue;
+        }
+        item.stage = 'queued';
+        item.progress = emptyProgress();
+        item.started_at = null;
+        pending.push(item.index);
+      }
+      job.resumed++;
+      if (lostUpload) job.reason = LOST_UPLOAD_REASON;
+      job.counts = countsOf(job.items);
+      this.deps.log?.info({ event: 'kb.job.resumed', job: job.id, pending: pending.length }, 'ingestion job resumed after a restart');
+      resumed++;
+      if (pending.length === 0) {
+        this.finish(this.track(job, options));
+        continue;
+      }
+      this.deps.store.saveJob(job);
+      this.enqueue(job, options, pending);
+    }
+    void this.sweepSpool();
+    return { resumed, failed };
+  }
+
+  cancel(id: string, reason = 'cancelled by request'): JobRecord {
+    const live = this.live.get(id);
+    if (!live) {
+      const stored = this.deps.store.getJob(id);
+      if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
+      throw toolError('CONFLICT', `Job ${id} already ended (${stored.status}); only queued or running jobs can be cancelled`);
+    }
+    live.cancelRequested = true;
+    live.record.reason = reason;
+    for (const index of live.pending) {
+      const item = live.record.items[index]!;
+      item.stage = 'cancelled';
+      item.finished_at = now();
+    }
+    live.pending = [];
+    for (const ctrl of live.running.values()) ctrl.abort(toolError('CONFLICT', `Job ${id} was cancelled`));
+    live.record.counts = countsOf(live.record.items);
+    if (live.running.size === 0) this.finish(live);
+    else this.save(live, true);
+    return structuredClone(live.record);
+  }
+
+  subscribe(id: string, listener: (e: JobEvent) => void): () => void {
+    const live = this.live.get(id);
+    if (live) {
+      live.listeners.add(listener);
+      return () => void live.listeners.delete(listener);
+    }
+    const stored = this.deps.store.getJob(id);
+    if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
+    let active = true;
+    queueMicrotask(() => {
+      if (active) listener(this.jobEvent(stored));
+    });
+    return () => {
+      active = false;
+    };
+  }
+
+  async waitFor(id: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
+    const live = this.live.get(id);
+    if (!live) {
+      const stored = this.deps.store.getJob(id);
+      if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
+      return stored;
+    }
+    if (ms <= 0 || signal?.aborted) return structuredClone(live.record);
+    return new Promise<JobRecord>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        live.listeners.delete(onEvent);
+        signal?.removeEventListener('abort', done);
+        resolve(structuredClone(live.record));
+      };
+      const onEvent = (e: JobEvent) => {
+        if (e.type === 'job') done();
+      };
+      const timer = setTimeout(done, Math.min(ms, 2 ** 31 - 1));
+      live.listeners.add(onEvent);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Stops taking work; running items are aborted and their jobs left as they are, to resume on the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const live of this.live.values()) {
+      if (live.saveTimer) clearTimeout(live.saveTimer);
+      for (const ctrl of live.running.values()) ctrl.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
+    }
+    if (this.active > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
+  }
+
+  // ---- internals ----
+
+  private spoolOf(id: string): string {
+    return path.join(this.deps.spoolDir, id);
+  }
+
+  private track(record: JobRecord, options: JobOptions): LiveJob {
+    const live: LiveJob = { record, options, pending: [], running: new Map(), listeners: new Set(), lastSaved: 0, saveTimer: null, cancelRequested: false, lastTurn: 0 };
+    this.live.set(record.id, live);
+    return live;
+  }
+
+  private enqueue(record: JobRecord, options: JobOptions, indexes: number[]): void {
+    const live = this.track(record, options);
+    live.pending = indexes;
+    this.pump();
+  }
+
+  /**
+   * Starts items while slots are free. Fair between jobs: the next item comes from the job with
+   * the fewest running, then the one whose last turn is oldest (a new job goes first).
+   */
+  private pump(): void {
+    while (!this.closed && this.active < this.deps.concurrency) {
+      let next: LiveJob | null = null;
+      for (const j of this.live.values()) {
+        if (j.pending.length === 0) continue;
+        if (!next || j.running.size < next.running.size || (j.running.size === next.running.size && j.lastTurn < next.lastTurn)) next = j;
+      }
+      if (!next) return;
+      next.lastTurn = ++this.turns;
+      void this.runOne(next, next.pending.shift()!);
+    }
+  }
+
+  private async runOne(live: LiveJob, index: number): Promise<void> {
+    this.active++;
+    const job = live.record;
+    const item = job.items[index]!;
+    const ctrl = new AbortController();
+    live.running.set(index, ctrl);
+    const timeoutMs = this.deps.documentTimeoutS * 1000;
+    const timer = setTimeout(
+      () => ctrl.abort(toolError('TIMEOUT', `The document took longer than INGEST_DOCUMENT_TIMEOUT (${this.deps.documentTimeoutS} s)`)),
+      Math.min(timeoutMs, 2 ** 31 - 1),
+    );
+    if (job.status === 'queued') {
+      job.status = 'running';
+      job.started_at = now();
+    }
+    item.started_at = now();
+    item.stage = 'downloading';
+    this.save(live, true);
+    this.emit(live, 'progress', item, `${item.source}: downloading`);
+    try {
+      let upload: Buffer | undefined;
+      if (item.source_kind === 'upload') {
+        upload = await fs.readFile(path.join(this.spoolOf(job.id), String(index))).catch(() => {
+          throw toolError('PROCESSING_ERROR', LOST_UPLOAD_REASON);
+        });
+      }
+      const result = await this.deps.runItem({
+        job,
+        item,
+        options: live.options,
+        ...(upload ? { upload } : {}),
+        signal: ctrl.signal,
+        progress: (stage, p, documentId) => {
+          if (ctrl.signal.aborted) return;
+          const changed = stage !== item.stage;
+          item.stage = stage;
+          if (documentId) item.document_id = documentId;
+          Object.assign(item.progress, p);
+          this.save(live, changed);
+          this.emit(live, 'progress', item, `${item.source}: ${stage}`);
+        },
+      });
+      item.stage = result.stage;
+      item.document_id = result.documentId;
+      item.note = result.note;
+    } catch (err) {
+      const cancelled = live.cancelRequested && ctrl.signal.aborted;
+      if (cancelled) {
+        item.stage = 'cancelled';
+        this.deps.onItemCancelled?.(job, item);
+      } else if (this.closed && ctrl.signal.aborted) {
+        // Shutting down: left as it stands; the next start re-queues it.
+        clearTimeout(timer);
+        live.running.delete(index);
+        this.active--;
+        if (this.active === 0) for (const f of this.idle) f();
+        return;
+      } else {
+        const e = isToolError(err) ? { code: err.code, message: err.message } : { code: 'PROCESSING_ERROR', message: errorText(err) };
+        item.stage = 'failed';
+        item.error = e;
+        try {
+          this.deps.onItemFailed?.(job, item, e);
+        } catch (recordErr) {
+          this.deps.log?.warn({ event: 'kb.item.record_failed', job: job.id, err: errorText(recordErr) }, 'could not record a failed document');
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    live.running.delete(index);
+    item.finished_at = now();
+    job.counts = countsOf(job.items);
+    this.emit(live, 'item', item, `${item.source}: ${item.stage}${item.error ? ` (${item.error.code}: ${item.error.message})` : ''}`);
+    if (live.pending.length === 0 && live.running.size === 0) this.finish(live);
+    else this.save(live, true);
+    this.active--;
+    if (this.active === 0) for (const f of this.idle) f();
+    this.pump();
+  }
+
+  private finish(live: LiveJob): void {
+    const job = live.record;
+    if (live.saveTimer) clearTimeout(live.saveTimer);
+    job.counts = countsOf(job.items);
+    const c = job.counts;
+    if (live.cancelRequested) job.status = 'cancelled';
+    else if (c.failed === 0) job.status = 'succeeded';
+    else if (c.failed === c.total) job.status = 'failed';
+    else job.status = 'partial';
+    if (job.status === 'failed' && !job.reason) job.reason = c.total === 1 ? 'its document failed' : 'every document failed';
+    job.finished_at = now();
+    this.live.delete(job.id);
+    try {
+      this.deps.store.saveJob(job);
+    } catch (err) {
+      this.deps.log?.warn({ event: 'kb.job.save_failed', job: job.id, err: errorText(err) }, 'could not record the end of a job');
+    }
+    void this.removeSpool(job.id);
+    const e = this.jobEvent(job);
+    for (const l of live.listeners) safeCall(l, e);
+  }
+
+  private endInterrupted(job: JobRecord, reason: string): void {
+    for (const item of job.items) {
+      if (TERMINAL_STAGES.has(item.stage)) continue;
+      item.stage = 'failed';
+      item.error = { code: 'PROCESSING_ERROR', message: reason };
+      item.finished_at = now();
+    }
+    job.counts = countsOf(job.items);
+    job.status = job.counts.failed === job.counts.total ? 'failed' : 'partial';
+    job.reason = reason;
+    job.finished_at = now();
+    try {
+      this.deps.store.saveJob(job);
+    } catch {
+      // its collection (and so its row) is gone
+    }
+    void this.removeSpool(job.id);
+  }
+
+  /**
+   * Stage changes are written at once, progress-only updates at most once a second per job. A
+   * job of more than SAVE_AT_ONCE_MAX_ITEMS documents writes stage changes at that pace too: each
+   * write holds every item, so writing on each change would cost O(items²). What a crash can lose
+   * is then up to a second of stages; on resume those documents run again and, their content
+   * already committed, are skipped as unchanged.
+   */
+  private save(live: LiveJob, stageChange: boolean): void {
+    const force = stageChange && live.record.items.length <= SAVE_AT_ONCE_MAX_ITEMS;
+    const write = () => {
+      live.saveTimer = null;
+      live.lastSaved = Date.now();
+      try {
+        this.deps.store.saveJob(live.record);
+      } catch (err) {
+        this.deps.log?.warn({ event: 'kb.job.save_failed', job: live.record.id, err: errorText(err) }, 'could not record job progress');
+      }
+    };
+    if (force || Date.now() - live.lastSaved >= PROGRESS_SAVE_MS) {
+      if (live.saveTimer) clearTimeout(live.saveTimer);
+      write();
+    } else if (!live.saveTimer) {
+      live.saveTimer = setTimeout(write, PROGRESS_SAVE_MS - (Date.now() - live.lastSaved));
+      live.saveTimer.unref();
+    }
+  }
+
+  private emit(live: LiveJob, type: 'progress' | 'item', item: JobItem, message: string): void {
+    if (live.listeners.size === 0) return;
+    const e: JobEvent = { job_id: live.record.id, type, fraction: jobFraction(live.record), item: structuredClone(item), message };
+    for (const l of live.listeners) safeCall(l, e);
+  }
+
+  private jobEvent(job: JobRecord): JobEvent {
+    const c = job.counts;
+    return {
+      job_id: job.id,
+      type: 'job',
+      fraction: 1,
+      job: { id: job.id, status: job.status, reason: job.reason, counts: { ...c } },
+      message: `job ${job.status}: ${c.done} done, ${c.skipped} skipped, ${c.failed} failed, ${c.cancelled} cancelled of ${c.total}${job.reason ? ` (${job.reason})` : ''}`,
+    };
+  }
+
+  private readOptions(id: string): JobOptions | null {
+    try {
+      return JSON.parse(fsSync.readFileSync(path.join(this.spoolOf(id), 'options.json'), 'utf8')) as JobOptions;
+    } catch {
+      return null;
+    }
+  }
+
+  private async removeSpool(id: string): Promise<void> {
+    await fs.rm(this.spoolOf(id), { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  /** Spool folders of jobs that are not live (ended, or deleted with their collection). */
+  private async sweepSpool(): Promise<void> {
+    const names = await fs.readdir(this.deps.spoolDir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!this.live.has(name)) await fs.rm(path.join(this.deps.spoolDir, name), { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+}
+
+function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
+  try {
+    l(e);
+  } catch {
+    // a listener's failure is its own
+  }
+}
+
+/** temp file in the same folder, fsync, rename: a reader sees the whole file or none. */
+async function writeAtomic(file: string, data: Buffer): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.p${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fh = await fs.open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.rename(tmp, file);
+}

@@ -1,0 +1,543 @@
+/**
+ * The knowledge base as the tools and routes see it (KnowledgeBaseApi): collections, documents,
+ * ingestion jobs and search, wired from the store (SQLite), the per-collection indexes (opened
+ * lazily, cached, persisted a moment after the last commit and at close), the job runner and the
+ * collection search. Input checks and "not found" live here so every surface answers the same
+ * coded errors. When the store cannot be opened (read-only or broken disk) the server still
+ * starts; every call here then answers STORAGE_UNAVAILABLE with the reason.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { CacheRegistry } from '../cache/cache-registry.ts';
+import type { Config } from '../config.ts';
+import type { DocumentService } from '../documents/document-service.ts';
+import { isToolError, toolError, type ToolError } from '../errors.ts';
+import type { ModelLayer } from '../retrieval/retrieval-service.ts';
+import { errorText } from '../util/error-text.ts';
+import { ingestDocument, type IngestSource } from './ingest-document.ts';
+import { JobRunner, type ItemRun, type ItemResult, type JobOptions, type NewItem } from './job-runner.ts';
+import { MAX_FILES_PER_REQUEST, realFolders, resolveLocalPaths, type AllowedFolders } from './local-files.ts';
+import { parseDocumentUrl } from '../documents/url-policy.ts';
+import {
+  COLLECTION_NAME_PATTERN,
+  type AddDocumentsRequest,
+  type ChunkRecord,
+  type CollectionRecord,
+  type CollectionSearchRequest,
+  type CollectionSearchResult,
+  type CollectionStats,
+  type CommitResult,
+  type DocumentQuery,
+  type DocumentRecord,
+  type JobEvent,
+  type JobRecord,
+  type JobStatus,
+  type KbStoreApi,
+  type KnowledgeBaseApi,
+  type Page,
+} from './types.ts';
+import { KbStore } from './kb-store.ts';
+import { CollectionIndexes } from './collection-index.ts';
+import { searchCollection } from './collection-search.ts';
+
+/** URLs one request may name. */
+export const MAX_URLS_PER_REQUEST = 1_000;
+/** Seconds after the last commit before a collection's indexes are written to disk. */
+const PERSIST_DELAY_MS = 2_000;
+/** How long deleting a collection waits for its running documents to stop. */
+const CANCEL_WAIT_MS = 30_000;
+const NAME_RE = new RegExp(COLLECTION_NAME_PATTERN);
+
+/** AddDocumentsRequest plus what only a transport knows. */
+export interface AddDocumentsOptions {
+  /**
+   * Allowed folders for `paths` when ALLOWED_DIRS is unset: MCP over stdio passes the client's
+   * roots (paths or file:// URIs). Ignored when ALLOWED_DIRS is set.
+   */
+  allowedDirs?: string[];
+  /** Re-ingest even when the content is unchanged (reingestDocument sets it). */
+  force?: boolean;
+}
+
+export interface KnowledgeBaseDeps {
+  config: Readonly<Config>;
+  documents: DocumentService;
+  /** The shared caches (the download layer is bypassed by jobs). */
+  caches?: CacheRegistry;
+  models: ModelLayer | null;
+  log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void; debug(obj: object, msg?: string): void; error?(obj: object, msg?: string): void };
+  /** Replaces the store (tests: a store that fails to open). */
+  openStore?: (dir: string) => KbStoreApi;
+}
+
+type WithStats = CollectionRecord & { stats: CollectionStats };
+
+interface OpenIndexes {
+  promise: Promise<CollectionIndexes>;
+  timer: NodeJS.Timeout | null;
+  collectionId: number;
+}
+
+export class KnowledgeBase implements KnowledgeBaseApi {
+  readonly dir: string;
+  private readonly store: KbStoreApi | null;
+  private readonly unavailable: ToolError | null = null;
+  private readonly runner: JobRunner | null = null;
+  private readonly indexes = new Map<string, OpenIndexes>();
+  private closed = false;
+
+  constructor(private readonly deps: KnowledgeBaseDeps) {
+    this.dir = path.join(deps.config.dataDir, 'kb');
+    let store: KbStoreApi | null = null;
+    try {
+      store = deps.openStore ? deps.openStore(this.dir) : new KbStore(this.dir);
+    } catch (err) {
+      this.unavailable = isToolError(err) ? err : toolError('STORAGE_UNAVAILABLE', `knowledge base cannot be opened: ${errorText(err)}`, err);
+      deps.log?.warn({ event: 'kb.unavailable', reason: this.unavailable.message }, 'knowledge base unavailable; the per-document tools still work');
+    }
+    this.store = store;
+    if (!store) return;
+    const c = deps.config;
+    this.runner = new JobRunner({
+      store,
+      spoolDir: path.join(this.dir, 'uploads'),
+      concurrency: c.INGEST_CONCURRENCY,
+      queueMax: c.INGEST_QUEUE_MAX,
+      documentTimeoutS: c.INGEST_DOCUMENT_TIMEOUT,
+      runItem: (run) => this.runItem(run),
+      onItemFailed: (job, item, error) => {
+        const collection = store.getCollection(job.collection);
+        if (collection && item.document_id) store.markDocumentFailed(collection.id, item.document_id, error, job.id);
+      },
+      onItemCancelled: (job, item) => {
+        // A document first seen by this item and never committed goes with the cancel.
+        const collection = store.getCollection(job.collection);
+        if (!collection || !item.document_id) return;
+        const doc = store.getDocument(collection.id, item.document_id);
+        if (doc && doc.status === 'pending' && doc.revision === 0) store.deleteDocument(collection.id, doc.id);
+      },
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+    try {
+      const r = this.runner.resume((name) => store.getCollection(name) !== null);
+      if (r.resumed + r.failed > 0) deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
+    } catch (err) {
+      deps.log?.warn({ event: 'kb.jobs.resume_failed', err: errorText(err) }, 'interrupted ingestion jobs could not be resumed');
+    }
+  }
+
+  // ---- collections ----
+
+  createCollection(name: string, description: string | null = null): WithStats {
+    const store = this.use();
+    checkName(name);
+    if (description !== null && (typeof description !== 'string' || description.length > 2_000)) {
+      throw toolError('VALIDATION_ERROR', 'description must be a string of at most 2,000 characters');
+    }
+    const c = store.createCollection(name, description);
+    return { ...c, stats: store.collectionStats(c.id) };
+  }
+
+  listCollections(): WithStats[] {
+    const store = this.use();
+    return store.listCollections().map((c) => ({ ...c, stats: store.collectionStats(c.id) }));
+  }
+
+  getCollection(name: string): WithStats {
+    const c = this.collection(name);
+    return { ...c, stats: this.use().collectionStats(c.id) };
+  }
+
+  async deleteCollection(name: string): Promise<{ name: string; documents: number; chunks: number }> {
+    const store = this.use();
+    const c = this.collection(name);
+    const runner = this.runner!;
+    const jobs = runner.jobsOf(name);
+    for (const id of jobs) {
+      try {
+        runner.cancel(id, 'the collection was deleted');
+      } catch {
+        // ended meanwhile
+      }
+    }
+    await Promise.all(jobs.map((id) => runner.waitFor(id, CANCEL_WAIT_MS).catch(() => undefined)));
+    const open = this.indexes.get(name);
+    this.indexes.delete(name);
+    if (open?.timer) clearTimeout(open.timer);
+    const removed = store.deleteCollection(c.id);
+    if (open) {
+      const ix = await open.promise.catch(() => null);
+      if (ix) await Promise.resolve(ix.destroy()).catch(() => undefined);
+    }
+    // Index files of a collection never opened in this process.
+    await fs.rm(this.indexDir(c), { recursive: true, force: true }).catch(() => undefined);
+    return { name, ...removed };
+  }
+
+  // ---- documents ----
+
+  async addDocuments(collection: string, req: AddDocumentsRequest, opts: AddDocumentsOptions = {}): Promise<JobRecord> {
+    const store = this.use();
+    const force = opts.force ?? false;
+    const rootDirs = opts.allowedDirs ?? req.allowedDirs;
+    checkName(collection);
+    const urls = req.urls ?? [];
+    const paths = req.paths ?? [];
+    if (!Array.isArray(urls) || !Array.isArray(paths)) throw toolError('VALIDATION_ERROR', 'urls and paths must be lists');
+    if (urls.length === 0 && paths.length === 0 && !req.upload) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
+    if (urls.length > MAX_URLS_PER_REQUEST) throw toolError('VALIDATION_ERROR', `At most ${MAX_URLS_PER_REQUEST} URLs per request`);
+    if (paths.length > MAX_FILES_PER_REQUEST) throw toolError('VALIDATION_ERROR', `At most ${MAX_FILES_PER_REQUEST} paths per request`);
+    if ((req.include || req.exclude) && paths.length === 0) throw toolError('VALIDATION_ERROR', 'include and exclude apply to paths: give paths with them');
+    checkOcr(req.ocr);
+    let c = store.getCollection(collection);
+    if (!c && !req.create) throw toolError('NOT_FOUND', `Collection "${collection}" not found (create it first, or pass create: true)`);
+
+    const items: NewItem[] = [];
+    const seen = new Set<string>();
+    for (const raw of urls) {
+      if (typeof raw !== 'string') throw toolError('VALIDATION_ERROR', 'urls must be strings');
+      const url = parseDocumentUrl(raw).href;
+      if (seen.has(url)) continue;
+      seen.add(url);
+      items.push({ source: url, source_kind: 'url' });
+    }
+    let allowed: AllowedFolders | null = null;
+    if (paths.length > 0) {
+      allowed = await this.allowedFolders(rootDirs);
+      const files = await resolveLocalPaths(paths, {
+        allowed,
+        ...(req.include ? { include: req.include } : {}),
+        ...(req.exclude ? { exclude: req.exclude } : {}),
+        maxBytes: this.deps.config.MAX_UPLOAD_BYTES,
+      });
+      if (files.length === 0) throw toolError('VALIDATION_ERROR', 'The paths name no files (after include/exclude)');
+      for (const f of files) items.push({ source: f.realpath, source_kind: 'path' });
+    }
+    if (req.upload) {
+      const u = req.upload;
+      if (!Buffer.isBuffer(u.bytes)) throw toolError('VALIDATION_ERROR', 'The uploaded file is missing');
+      if (u.bytes.length > this.deps.config.MAX_UPLOAD_BYTES) {
+        throw toolError('PAYLOAD_TOO_LARGE', `The uploaded file is larger than the upload limit of ${this.deps.config.MAX_UPLOAD_BYTES} bytes (MAX_UPLOAD_BYTES)`);
+      }
+      const filename = cleanFilename(u.filename) ?? `upload-${sha256Short(u.bytes)}`;
+      items.push({ source: filename, source_kind: 'upload', upload: { bytes: u.bytes, ...(u.contentType ? { contentType: u.contentType } : {}) } });
+    }
+    this.runner!.checkRoom(items.length);
+    if (!c) {
+      try {
+        c = store.createCollection(collection, null);
+      } catch (err) {
+        // Created by a concurrent call meanwhile: use it.
+        c = store.getCollection(collection);
+        if (!c) throw err;
+      }
+    }
+    const options: JobOptions = {
+      force,
+      ...(req.ocr ? { ocr: req.ocr } : {}),
+      ...(allowed && allowed.origin !== 'ALLOWED_DIRS' ? { allowedDirs: [...allowed.dirs], allowedOrigin: allowed.origin } : {}),
+    };
+    return this.runner!.submit(collection, items, options);
+  }
+
+  listDocuments(collection: string, q: DocumentQuery = {}): Page<DocumentRecord> {
+    const c = this.collection(collection);
+    return this.use().listDocuments(c.id, q);
+  }
+
+  getDocument(collection: string, documentId: string): DocumentRecord & { history: ReturnType<KbStoreApi['history']> } {
+    const store = this.use();
+    const d = this.document(collection, documentId);
+    return { ...d, history: store.history(d.id) };
+  }
+
+  documentChunks(collection: string, documentId: string, q: { offset?: number; limit?: number } = {}): Page<ChunkRecord> {
+    const store = this.use();
+    const d = this.document(collection, documentId);
+    const offset = Math.max(0, Math.floor(q.offset ?? 0));
+    const limit = Math.min(500, Math.max(1, Math.floor(q.limit ?? 50)));
+    const items = store.documentChunks(d.id, offset, offset + limit - 1);
+    const end = offset + items.length;
+    return { items, total: d.chunk_count, next_offset: end < d.chunk_count ? end : null };
+  }
+
+  async deleteDocument(collection: string, documentId: string): Promise<{ document_id: string; chunks: number }> {
+    const store = this.use();
+    const c = this.collection(collection);
+    await this.settled(collection);
+    const d = this.document(collection, documentId);
+    const { version, removedChunkIds } = store.deleteDocument(c.id, d.id);
+    const open = this.indexes.get(collection);
+    if (open) {
+      try {
+        const ix = await open.promise;
+        await ix.removeChunks(version, removedChunkIds);
+        this.schedulePersist(collection);
+      } catch (err) {
+        this.dropIndexes(collection, err);
+      }
+    }
+    return { document_id: d.id, chunks: removedChunkIds.length };
+  }
+
+  async reingestDocument(collection: string, documentId: string): Promise<JobRecord> {
+    const d = this.document(collection, documentId);
+    if (d.source_kind === 'upload') {
+      throw toolError('VALIDATION_ERROR', `Document ${d.id} was uploaded; upload the file again to replace it`);
+    }
+    if (d.source_kind === 'url') return this.addDocuments(collection, { urls: [d.source] }, { force: true });
+    // A path: still inside the allowed folders (checked again), ingested even when unchanged.
+    return this.addDocuments(collection, { paths: [d.source] }, { force: true });
+  }
+
+  // ---- jobs ----
+
+  getJob(id: string): JobRecord {
+    this.use();
+    const live = this.runner!.liveJob(id);
+    if (live) return structuredClone(live);
+    const stored = this.use().getJob(id);
+    if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
+    return stored;
+  }
+
+  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
+    const page = this.use().listJobs(q);
+    // Live jobs are fresher in memory than their last saved progress.
+    return { ...page, items: page.items.map((j) => (this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : j)) };
+  }
+
+  cancelJob(id: string): JobRecord {
+    this.use();
+    return this.runner!.cancel(id);
+  }
+
+  subscribe(jobId: string, listener: (e: JobEvent) => void): () => void {
+    this.use();
+    return this.runner!.subscribe(jobId, listener);
+  }
+
+  waitForJob(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
+    this.use();
+    return this.runner!.waitFor(jobId, ms, signal);
+  }
+
+  // ---- search ----
+
+  async search(collection: string, req: CollectionSearchRequest, ctx: { signal: AbortSignal }): Promise<CollectionSearchResult> {
+    const store = this.use();
+    const c = this.collection(collection);
+    const ix = await this.indexesOf(c);
+    return searchCollection(
+      { collection: c, store, indexes: { lexical: ix.lexical, dense: ix.dense }, models: this.deps.models },
+      req,
+      ctx.signal,
+    );
+  }
+
+  stats(): Record<string, unknown> {
+    if (!this.store) return { available: false, reason: this.unavailable?.message ?? 'unavailable' };
+    try {
+      const collections = this.store.listCollections();
+      let documents = 0;
+      let chunks = 0;
+      for (const c of collections) {
+        const s = this.store.collectionStats(c.id);
+        documents += s.documents;
+        chunks += s.chunks;
+      }
+      const r = this.runner!.stats();
+      return {
+        available: true,
+        collections: collections.length,
+        documents,
+        chunks,
+        jobs_active: r.jobs_active,
+        documents_queued: r.documents_queued,
+        documents_running: r.documents_running,
+        ingest_concurrency: r.concurrency,
+        ingest_queue_max: r.queue_max,
+        indexes_open: this.indexes.size,
+        local_files: this.deps.config.allowedDirs.length > 0 ? 'ALLOWED_DIRS' : 'off (set ALLOWED_DIRS; over MCP stdio the client roots serve)',
+      };
+    } catch (err) {
+      return { available: false, reason: isToolError(err) ? err.message : 'knowledge base store failed' };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.runner?.close();
+    const open = [...this.indexes.entries()];
+    this.indexes.clear();
+    for (const [, o] of open) {
+      if (o.timer) clearTimeout(o.timer);
+      const ix = await o.promise.catch(() => null);
+      if (ix) await Promise.resolve(ix.persist()).catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', err: errorText(err) }, 'index not saved; it is rebuilt at the next start'));
+    }
+    this.store?.close();
+  }
+
+  // ---- internals ----
+
+  private use(): KbStoreApi {
+    if (!this.store) throw this.unavailable!;
+    if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping');
+    return this.store;
+  }
+
+  private collection(name: string): CollectionRecord {
+    const store = this.use();
+    if (typeof name !== 'string' || !NAME_RE.test(name)) throw toolError('NOT_FOUND', `Collection ${JSON.stringify(String(name).slice(0, 80))} not found`);
+    const c = store.getCollection(name);
+    if (!c) throw toolError('NOT_FOUND', `Collection "${name}" not found`);
+    return c;
+  }
+
+  private document(collection: string, documentId: string): DocumentRecord {
+    const c = this.collection(collection);
+    const d = typeof documentId === 'string' ? this.use().getDocument(c.id, documentId) : null;
+    if (!d) throw toolError('NOT_FOUND', `Document ${JSON.stringify(String(documentId).slice(0, 80))} not found in collection "${collection}"`);
+    return d;
+  }
+
+  private async allowedFolders(rootDirs: string[] | undefined): Promise<AllowedFolders> {
+    const configured = this.deps.config.allowedDirs;
+    if (configured.length > 0) return { dirs: configured, origin: 'ALLOWED_DIRS' };
+    if (rootDirs && rootDirs.length > 0) return { dirs: await realFolders(rootDirs), origin: "the MCP client's roots" };
+    return { dirs: [], origin: 'ALLOWED_DIRS' };
+  }
+
+  private indexDir(c: CollectionRecord): string {
+    return path.join(this.dir, 'indexes', String(c.id));
+  }
+
+  private indexesOf(c: CollectionRecord): Promise<CollectionIndexes> {
+    let open = this.indexes.get(c.name);
+    if (open && open.collectionId !== c.id) {
+      // Same name, a new collection (the old one was deleted): the cached indexes are stale.
+      this.dropIndexes(c.name, null);
+      open = undefined;
+    }
+    if (!open) {
+      const promise = CollectionIndexes.open(this.indexDir(c), c, this.use(), { ...(this.deps.log ? { log: this.deps.log } : {}) });
+      open = { promise, timer: null, collectionId: c.id };
+      this.indexes.set(c.name, open);
+      promise.catch((err) => this.dropIndexes(c.name, err));
+    }
+    return open.promise;
+  }
+
+  private dropIndexes(name: string, err: unknown): void {
+    const open = this.indexes.get(name);
+    if (!open) return;
+    this.indexes.delete(name);
+    if (open.timer) clearTimeout(open.timer);
+    if (err) this.deps.log?.warn({ event: 'kb.indexes_dropped', collection: name, err: errorText(err) }, 'collection indexes dropped; they are reopened (and rebuilt) on next use');
+  }
+
+  private schedulePersist(name: string): void {
+    const open = this.indexes.get(name);
+    if (!open || this.closed) return;
+    if (open.timer) clearTimeout(open.timer);
+    open.timer = setTimeout(() => {
+      open.timer = null;
+      void open.promise
+        .then((ix) => ix.persist())
+        .catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', collection: name, err: errorText(err) }, 'index snapshot not saved; it is rebuilt from SQLite when needed'));
+    }, PERSIST_DELAY_MS);
+    open.timer.unref();
+  }
+
+  /**
+   * Waits for indexes of the collection that are being opened: an open reads the store in
+   * batches across awaits, so a commit must land before it starts or after it ends, never during.
+   */
+  private async settled(name: string): Promise<void> {
+    const open = this.indexes.get(name);
+    if (open) await open.promise.catch(() => undefined);
+  }
+
+  private async applyCommit(collection: CollectionRecord, commit: CommitResult): Promise<void> {
+    // Not open yet: the next open builds from SQLite at the committed version anyway.
+    if (!this.indexes.has(collection.name)) return;
+    try {
+      const ix = await this.indexesOf(collection);
+      await ix.apply(commit, collection);
+      this.schedulePersist(collection.name);
+    } catch (err) {
+      // The commit is in SQLite; indexes that missed it are reopened from there.
+      this.dropIndexes(collection.name, err);
+    }
+  }
+
+  private async runItem(run: ItemRun): Promise<ItemResult> {
+    const store = this.use();
+    const c = store.getCollection(run.job.collection);
+    if (!c) throw toolError('NOT_FOUND', `Collection "${run.job.collection}" no longer exists`);
+    const item = run.item;
+    const src: IngestSource = { kind: item.source_kind, source: item.source };
+    if (item.source_kind === 'upload') {
+      const contentType = run.options.contentTypes?.[item.index];
+      src.upload = { bytes: run.upload!, filename: item.source, ...(contentType ? { contentType } : {}) };
+    } else if (item.source_kind === 'path') {
+      src.allowed = run.options.allowedDirs
+        ? { dirs: run.options.allowedDirs, origin: run.options.allowedOrigin ?? "the MCP client's roots" }
+        : { dirs: this.deps.config.allowedDirs, origin: 'ALLOWED_DIRS' };
+    }
+    const out = await ingestDocument(
+      {
+        config: this.deps.config,
+        store,
+        documents: this.deps.documents,
+        ...(this.deps.caches ? { caches: this.deps.caches } : {}),
+        models: this.deps.models,
+        applyCommit: (col, commit) => this.applyCommit(col, commit),
+        beforeCommit: (name) => this.settled(name),
+        ...(this.deps.log ? { log: this.deps.log } : {}),
+      },
+      src,
+      {
+        jobId: run.job.id,
+        collectionId: c.id,
+        collectionName: c.name,
+        force: run.options.force,
+        ...(run.options.ocr ? { ocr: run.options.ocr } : {}),
+        signal: run.signal,
+        onProgress: (stage, p, documentId) => run.progress(stage, p, documentId),
+      },
+    );
+    return { stage: out.stage, documentId: out.documentId, note: out.note };
+  }
+}
+
+function checkName(name: string): void {
+  if (typeof name !== 'string' || !NAME_RE.test(name)) {
+    throw toolError('VALIDATION_ERROR', `Collection name must match ${COLLECTION_NAME_PATTERN} (lowercase letters, digits, '-' and '_', starting with a letter or digit, 1-64 characters)`);
+  }
+}
+
+function checkOcr(ocr: AddDocumentsRequest['ocr']): void {
+  if (ocr === undefined) return;
+  if (typeof ocr !== 'object' || ocr === null) throw toolError('VALIDATION_ERROR', 'ocr must be an object');
+  if (ocr.mode !== undefined && !['auto', 'always', 'never'].includes(ocr.mode)) throw toolError('VALIDATION_ERROR', 'ocr.mode must be auto, always or never');
+  if (ocr.languages !== undefined && (!Array.isArray(ocr.languages) || ocr.languages.some((l) => typeof l !== 'string' || !/^[A-Za-z_]{3,16}$/.test(l)))) {
+    throw toolError('VALIDATION_ERROR', 'ocr.languages must be tesseract language codes (e.g. ["eng", "deu"])');
+  }
+}
+
+function cleanFilename(name: string | undefined): string | null {
+  if (!name) return null;
+  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f]/g, '').trim();
+  return base ? base.slice(0, 255) : null;
+}
+
+function sha256Short(b: Buffer): string {
+  return createHashHex(b).slice(0, 16);
+}
+
+function createHashHex(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}

@@ -1,0 +1,21 @@
+/** list_collections: every collection with its statistics (GET /v1/collections). */
+import Type from 'typebox';
+import { defineTool } from '../define-tool.ts';
+import { CollectionSchema } from './kb-schemas.ts';
+import { KB_ERRORS, kbOf, READ_ONLY } from './kb-access.ts';
+
+export const listCollectionsTool = defineTool({
+  name: 'list_collections',
+  title: 'List collections',
+  description: 'Lists the knowledge-base collections with their statistics (documents by status, chunks, bytes, pages, languages, types).',
+  group: 'knowledge_base',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ collections: Type.Array(CollectionSchema) }),
+  timeoutClass: 'utility',
+  rest: { method: 'GET', path: '/v1/collections' },
+  errors: KB_ERRORS,
+  annotations: READ_ONLY,
+  async handler(_input, ctx) {
+    return { collections: kbOf(ctx).listCollections() };
+  },
+});
