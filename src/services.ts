@@ -128,7 +128,7 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     documents, caches, models, store: indexes, disk,
     namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]],
   });
-  const kb = new KnowledgeBase({ config, documents, caches, models, log });
+  const kb = new KnowledgeBase({ config, documents, caches, models, log, namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]] });
   // Eager, non-blocking: /health answers while models load; a missing model is remembered, not retried.
   if (opts.startModels !== false) models.start();
 

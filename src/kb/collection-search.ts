@@ -36,8 +36,8 @@ export interface CollectionLexicalSearch {
   search(query: string, k: number, filter?: IdFilter): IdHit[];
   /** Sorted distinct FNV-1a term hashes of a chunk (as Bm25Index.termIds). */
   termIds(id: number): Int32Array;
-  /** Live chunks containing an analyzed term; optional (without it df is counted by a search). */
-  docFreq?(term: string): number;
+  /** Live chunks containing an analyzed term (confidence weighs query terms by idf). */
+  docFreq(term: string): number;
 }
 
 /** What the search needs of a collection's dense index (CollectionDenseIndex satisfies it). */
@@ -86,17 +86,10 @@ export function queryTerms(lexical: CollectionLexicalSearch, query: string): Que
   for (const term of lexical.analyzer.tokenize(query)) {
     if (seen.has(term)) continue;
     seen.add(term);
-    const df = lexical.docFreq ? lexical.docFreq(term) : dfBySearch(lexical, term);
+    const df = lexical.docFreq(term);
     out.push({ term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
   }
   return out;
-}
-
-/** df without a docFreq method: the chunks a one-term search finds (terms re-analyze to themselves in almost every case). */
-function dfBySearch(lexical: CollectionLexicalSearch, term: string): number {
-  const again = lexical.analyzer.tokenize(term);
-  if (again.length !== 1 || again[0] !== term) return 0;
-  return lexical.search(term, lexical.size).length;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { DocumentService } from '../documents/document-service.ts';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
 import type { ModelLayer } from '../retrieval/retrieval-service.ts';
 import { errorText } from '../util/error-text.ts';
+import { redactPaths } from '../util/fs-errors.ts';
 import { ingestDocument, type IngestSource } from './ingest-document.ts';
 import { JobRunner, type ItemRun, type ItemResult, type JobOptions, type NewItem } from './job-runner.ts';
 import { MAX_FILES_PER_REQUEST, realFolders, resolveLocalPaths, type AllowedFolders } from './local-files.ts';
@@ -69,6 +70,8 @@ export interface KnowledgeBaseDeps {
   log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void; debug(obj: object, msg?: string): void; error?(obj: object, msg?: string): void };
   /** Replaces the store (tests: a store that fails to open). */
   openStore?: (dir: string) => KbStoreApi;
+  /** Folders named by their setting in client-visible reasons (model hints), as retrieve_chunks does. */
+  namedDirs?: ReadonlyArray<readonly [string, string]>;
 }
 
 type WithStats = CollectionRecord & { stats: CollectionStats };
@@ -86,9 +89,12 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   private readonly runner: JobRunner | null = null;
   private readonly indexes = new Map<string, OpenIndexes>();
   private closed = false;
+  private readonly publicText: (s: string) => string;
 
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.dir = path.join(deps.config.dataDir, 'kb');
+    const named = deps.namedDirs ?? [];
+    this.publicText = (text) => redactPaths(text, named);
     let store: KbStoreApi | null = null;
     try {
       store = deps.openStore ? deps.openStore(this.dir) : new KbStore(this.dir);
@@ -330,7 +336,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     const c = this.collection(collection);
     const ix = await this.indexesOf(c);
     return searchCollection(
-      { collection: c, store, indexes: { lexical: ix.lexical, dense: ix.dense }, models: this.deps.models },
+      { collection: c, store, indexes: { lexical: ix.lexical, dense: ix.dense }, models: this.deps.models, publicText: this.publicText },
       req,
       ctx.signal,
     );

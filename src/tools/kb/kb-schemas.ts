@@ -220,7 +220,7 @@ export const SearchResultSchema = Type.Object({
   query: Type.String(),
   results: Type.Array(HitSchema),
   confidence: Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low'), Type.Literal('none')], {
-    description: 'How clearly the top hits stand out from the rest (none: nothing relevant was found)',
+    description: 'From the top hit: its share of the query terms (weighted by rarity) and its margin over the other candidates, or the dense similarity or reranker logit. none: nothing relevant was found (results are empty)',
   }),
   message: Type.String({ description: 'In plain words: what was found, or that nothing relevant was' }),
   total_chunks: Type.Integer({ minimum: 0 }),
