@@ -32,13 +32,19 @@ export interface PdfImageScan {
 /** Sizes of the image XObjects declared in the file (direct /Width and /Height integers). */
 export function scanPdfImages(bytes: Buffer): PdfImageScan {
   const out: PdfImageScan = { count: 0, maxPixels: 0, maxWidth: 0, maxHeight: 0 };
-  const text = bytes.toString('latin1');
-  const subtype = /\/Subtype\s*\/Image\b/g;
-  for (let m = subtype.exec(text); m; m = subtype.exec(text)) {
+  // Windows of the file around each "/Subtype", never the whole file as one string (a 50 MB scan
+  // would be 50 MB more of heap).
+  for (let at = bytes.indexOf('/Subtype', 0, 'latin1'); at >= 0; at = bytes.indexOf('/Subtype', at + 8, 'latin1')) {
+    const base = Math.max(0, at - 2000);
+    const text = bytes.toString('latin1', base, Math.min(bytes.length, at + 2000));
+    const index = at - base;
+    const subtype = /\/Subtype\s*\/Image\b/y;
+    subtype.lastIndex = index;
+    if (!subtype.test(text)) continue;
     // The dictionary around the match: from the preceding "obj" (or '<<') to the following "stream".
-    const from = Math.max(0, text.lastIndexOf('obj', m.index), m.index - 2000);
-    const endStream = text.indexOf('stream', m.index);
-    const to = endStream >= 0 && endStream - m.index < 2000 ? endStream : m.index + 2000;
+    const from = Math.max(0, text.lastIndexOf('obj', index));
+    const endStream = text.indexOf('stream', index);
+    const to = endStream >= 0 ? endStream : text.length;
     const dict = text.slice(from, to);
     const w = /\/(?:Width|W)\s+(\d{1,9})\b/.exec(dict);
     const h = /\/(?:Height|H)\s+(\d{1,9})\b/.exec(dict);
@@ -59,4 +65,84 @@ export function pageRenderBytes(scan: PdfImageScan): number {
 /** Pages rendered at once so that the estimate stays within the budget (at least one). */
 export function renderLanes(scan: PdfImageScan, wanted: number): number {
   return Math.max(1, Math.min(wanted, Math.floor(OCR_RENDER_MEMORY_BUDGET / pageRenderBytes(scan))));
+}
+
+/**
+ * Memory the OCR engine may grow by for the pages of one document recognised at once (bytes). Its
+ * WebAssembly heap grows with the image it reads (~250 MB for a Letter page at 300 dpi) and each
+ * page in flight occupies a worker of its own: two full pages at once would double it.
+ */
+export const OCR_ENGINE_MEMORY_BUDGET = 320 * 1024 * 1024;
+/** Engine bytes per image pixel while recognising (measured ~250-290 MB growth for 8.4 megapixels). */
+const ENGINE_BYTES_PER_PIXEL = 30;
+
+/** Estimated growth of the OCR engine while it reads an image of `pixels`. */
+export function ocrEngineBytes(pixels: number): number {
+  return pixels * ENGINE_BYTES_PER_PIXEL;
+}
+
+/** Estimated bytes of an OCR canvas of `pixels` (the RGBA canvas, its PNG, the copies OCR makes). */
+export function canvasBytes(pixels: number): number {
+  return pixels * BYTES_PER_CANVAS_PIXEL;
+}
+
+/**
+ * Bytes reserved by the pages being rendered at once: a page waits until its estimate fits beside
+ * those in flight (first come, first served), and one larger than the whole budget runs alone. So
+ * the memory of concurrent decodes is bounded whatever the pages hold, not a fixed page count.
+ */
+export class RenderMemoryBudget {
+  private inUse = 0;
+  private running = 0;
+  private readonly waiting: { bytes: number; grant: () => void }[] = [];
+
+  constructor(readonly limit = OCR_RENDER_MEMORY_BUDGET) {}
+
+  /**
+   * Resolves once `bytes` may be used. `shrink(n)` lowers the reservation to n bytes (the decode is
+   * over, the canvas stays), `release()` frees it.
+   */
+  async acquire(bytes: number): Promise<{ shrink: (to: number) => void; release: () => void }> {
+    let held = Math.max(0, bytes);
+    if (!this.waiting.length && this.fits(held)) this.take(held);
+    else await new Promise<void>((grant) => this.waiting.push({ bytes: held, grant }));
+    let released = false;
+    return {
+      shrink: (to: number) => {
+        if (released || to >= held) return;
+        this.inUse -= held - Math.max(0, to);
+        held = Math.max(0, to);
+        this.drain();
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.inUse -= held;
+        this.running--;
+        this.drain();
+      },
+    };
+  }
+
+  /** Pages holding a reservation now. */
+  get active(): number {
+    return this.running;
+  }
+
+  private fits(bytes: number): boolean {
+    return this.running === 0 || this.inUse + bytes <= this.limit;
+  }
+
+  private take(bytes: number): void {
+    this.inUse += bytes;
+    this.running++;
+  }
+
+  private drain(): void {
+    while (this.waiting.length && this.fits(this.waiting[0]!.bytes)) {
+      const next = this.waiting.shift()!;
+      this.take(next.bytes);
+      next.grant();
+    }
+  }
 }

@@ -7,7 +7,7 @@ import { isToolError, toolError } from '../errors.ts';
 import type { OcrPool, OcrResult } from './ocr-pool.ts';
 import { looksBlank } from './ocr-blank.ts';
 import { installedLanguagesNote, ocrLimitMarker, oversizedImageMarker, uncoveredScriptMarker } from './ocr-page-notes.ts';
-import { LARGE_IMAGE_PIXELS, MAX_PDF_IMAGE_PIXELS, renderLanes, scanPdfImages, type PdfImageScan } from './ocr-render-budget.ts';
+import { LARGE_IMAGE_PIXELS, MAX_PDF_IMAGE_PIXELS, OCR_ENGINE_MEMORY_BUDGET, ocrEngineBytes, RenderMemoryBudget, scanPdfImages, type PdfImageScan } from './ocr-render-budget.ts';
 import { judgeTextLayer } from './ocr-text-layer.ts';
 import { recognizeUpright, withoutNoise } from './ocr-upright.ts';
 import { layoutPage, type PageLayout, type PositionedTextItem } from './pdf-layout.ts';
@@ -15,9 +15,11 @@ import { resolveHyphenBreaks } from './pdf-hyphens.ts';
 import { pageRules } from './pdf-rules.ts';
 import { extractedPdfTables } from './pdf-table-output.ts';
 import type { PdfTable } from './pdf-tables.ts';
-import { loadPdf, pageHasVisualContent, PdfPasswordError, renderPage, type LoadedPdf, type PdfDocument, type PdfPage } from './pdf-render.ts';
-import { pageImageCanvas } from './pdf-page-image.ts';
+import { loadPdf, pageHasVisualContent, PdfPasswordError, type LoadedPdf, type PdfDocument, type PdfPage } from './pdf-render.ts';
+import { ocrPageCanvas, type OcrCanvasContext } from './ocr-page-canvas.ts';
+import { RawPdf } from './pdf-raw-objects.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
+import { rebalancePageTree } from './pdf-page-tree.ts';
 import { DEFAULT_PDF_MAX_PAGES, pageLimitMarker } from './pdf-page-limit.ts';
 import type { ExtractInput, OcrWord, PageSpan, ProcessedDocument } from './types.ts';
 import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
@@ -30,7 +32,7 @@ import { multiplyMatrix } from './pdf-geometry.ts';
 export const MAX_OCR_PAGES = 30;
 /** A page with fewer non-space characters than this has no usable text layer. */
 export const MIN_TEXT_LAYER_CHARS = 32;
-/** Pages rendered at once for OCR (each canvas can hold up to ~56 MB). */
+/** Pages rendered at once for OCR at most; the render memory budget (bytes in flight) bounds them further. */
 export const MAX_PARALLEL_OCR_RENDERS = 4;
 /** OCR words kept in doc.ocr.words. */
 export const MAX_OCR_WORDS = 20_000;
@@ -108,7 +110,10 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     // Line-end hyphens are kept or joined by the vocabulary of the whole document.
     texts.splice(0, texts.length, ...resolveHyphenBreaks(texts));
     const toOcr = ocrCandidates.slice(0, maxOcrPages);
-    const ocr = await ocrPages(doc, toOcr, deps.ocr, input.signal, { languages: ocrLanguages, lanes: renderLanes(imageScan ?? scanPdfImages(Buffer.alloc(0)), MAX_PARALLEL_OCR_RENDERS) });
+    const scanned = imageScan ?? scanPdfImages(Buffer.alloc(0));
+    // Scan JPEGs are read from the file as uploaded (a repaired file's objects are not where they were).
+    const render: OcrCanvasContext = { budget: new RenderMemoryBudget(), engineBudget: new RenderMemoryBudget(OCR_ENGINE_MEMORY_BUDGET), imageScan: scanned, raw: toOcr.length && scanned.count && !repaired ? new RawPdf(input.bytes) : null };
+    const ocr = await ocrPages(doc, toOcr, deps.ocr, input.signal, { languages: ocrLanguages, lanes: MAX_PARALLEL_OCR_RENDERS, render });
     for (const [n, r] of ocr.results) {
       if (r.text.trim()) {
         texts[n - 1] = r.text;
@@ -174,7 +179,8 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
 
 async function openPdf(input: ExtractInput): Promise<{ loaded: LoadedPdf; repaired: boolean }> {
   try {
-    return { loaded: await loadPdf(input.bytes, input.signal), repaired: false };
+    // A flat page tree costs pdf.js pages x kids to walk: split long /Kids arrays first.
+    return { loaded: await loadPdf(rebalancePageTree(input.bytes) ?? input.bytes, input.signal), repaired: false };
   } catch (err) {
     throwIfAborted(input.signal);
     if (err instanceof PdfPasswordError) {
@@ -183,7 +189,7 @@ async function openPdf(input: ExtractInput): Promise<{ loaded: LoadedPdf; repair
     const fixed = repairTruncatedPdf(input.bytes);
     if (fixed) {
       try {
-        return { loaded: await loadPdf(fixed, input.signal), repaired: true };
+        return { loaded: await loadPdf(rebalancePageTree(fixed) ?? fixed, input.signal), repaired: true };
       } catch {
         throwIfAborted(input.signal);
       }
@@ -233,7 +239,7 @@ async function ocrPages(
   pageNumbers: number[],
   pool: OcrPool,
   signal: AbortSignal,
-  opts: { languages: string[]; lanes: number },
+  opts: { languages: string[]; lanes: number; render: OcrCanvasContext },
 ): Promise<OcrOutcome> {
   const outcome: OcrOutcome = { results: new Map(), failed: [], rotated: [], blank: [], ms: new Map(), uncovered: new Map() };
   if (!pageNumbers.length) return outcome;
@@ -243,18 +249,24 @@ async function ocrPages(
     for (let n = queue.shift(); n !== undefined; n = queue.shift()) {
       throwIfAborted(signal);
       let page: PdfPage | null = null;
+      let usedPdfJs = false;
+      let release = () => {};
       const started = Date.now();
       try {
         page = await doc.getPage(n);
-        // A scan page (one full-page image) is downsampled directly: no full-size pdf.js render.
-        const canvas = (await pageImageCanvas(page)) ?? (await renderPage(page));
+        // A scan page (one full-page image) is decoded or downsampled directly: no full-size pdf.js render.
+        const drawn = await ocrPageCanvas(page, opts.render);
+        const canvas = drawn.canvas;
+        ({ viaPdfJs: usedPdfJs, release } = drawn);
         try {
           if (looksBlank(canvas, canvas.width, canvas.height)) {
             outcome.blank.push(n);
             continue;
           }
-          const png = await canvas.encode('png');
-          const raw = await recognizeUpright(pool, canvas, canvas.width, canvas.height, signal, { uprightPng: png, languages: opts.languages });
+          const png = drawn.greyPng ?? (await canvas.encode('png'));
+          // The engine's memory grows with the pages it reads at once: bounded too, by their pixels.
+          const engine = await opts.render.engineBudget.acquire(ocrEngineBytes(canvas.width * canvas.height));
+          const raw = await recognizeUpright(pool, canvas, canvas.width, canvas.height, signal, { uprightPng: png, languages: opts.languages }).finally(engine.release);
           const r = withoutNoise(raw);
           outcome.results.set(n, { text: r.text, confidence: r.confidence, words: r.words });
           outcome.ms.set(n, Date.now() - started);
@@ -271,9 +283,10 @@ async function ocrPages(
         outcome.failed.push(n);
       } finally {
         page?.cleanup();
-        // One page at a time (large images): drop pdf.js's document-wide caches of decoded images
-        // and fonts too, or every page's full-size image stays in memory until the end.
-        if (lanes === 1) await doc.cleanup(true).catch(() => undefined);
+        // Large images, no other page in flight: drop pdf.js's document-wide caches of decoded
+        // images and fonts too, or every page's full-size image stays in memory until the end.
+        if (usedPdfJs && opts.render.budget.active <= 1 && (lanes === 1 || opts.render.imageScan.maxPixels > LARGE_IMAGE_PIXELS)) await doc.cleanup(true).catch(() => undefined);
+        release();
       }
     }
   };
