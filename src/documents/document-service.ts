@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import type { CacheRegistry, DownloadedFile } from '../cache/cache-registry.ts';
 import { isToolError, toolError } from '../errors.ts';
 import type { OcrPool } from '../extractors/ocr-pool.ts';
-import type { DocumentKind, ExtractInput, OcrRequest, ProcessedDocument } from '../extractors/types.ts';
+import type { DocumentKind, ExtractInput, OcrRequest, PageProgress, ProcessedDocument } from '../extractors/types.ts';
 import { applyLanguage, completeDocument, defaultDetectLanguage, type DetectLanguage } from '../extraction/complete-document.ts';
 import type { ExtractionPool } from '../extraction/extraction-pool.ts';
 import type { FinishInfo } from '../extraction/protocol.ts';
@@ -56,6 +56,8 @@ export interface LoadOptions {
   fetched?: FetchedDocument;
   /** OCR choices of the call (mode, languages, page cap); they change the output, so the cache key. */
   ocr?: OcrRequest;
+  /** PDF page progress of this extraction (not reported when another call is already extracting it). */
+  onProgress?: (p: PageProgress) => void;
 }
 
 export interface DocumentServiceDeps {
@@ -185,7 +187,7 @@ export class DocumentService {
     const doc = await this.extractions.run(key, ctx.signal, async (signal) => {
       this.counters.extractions++;
       const started = Date.now();
-      const extracted = await this.extract(file, type, signal, ocr);
+      const extracted = await this.extract(file, type, signal, ocr, opts.onProgress);
       ctx.log?.debug({ key, kind: type.kind, chars: extracted.content.length, ms: Date.now() - started }, 'extracted');
       this.caches.document.set(key, extracted);
       return extracted;
@@ -234,7 +236,7 @@ export class DocumentService {
     };
   }
 
-  private async extract(file: FetchedDocument, type: DetectedType, signal: AbortSignal, ocr?: OcrRequest): Promise<ProcessedDocument> {
+  private async extract(file: FetchedDocument, type: DetectedType, signal: AbortSignal, ocr?: OcrRequest, onProgress?: (p: PageProgress) => void): Promise<ProcessedDocument> {
     const input: ExtractInput = {
       ...(ocr ? { ocr } : {}),
       ...(type.kind === 'pdf' ? { pdfMaxPages: this.config.PDF_MAX_PAGES } : {}),
@@ -247,6 +249,7 @@ export class DocumentService {
           ? { contentType: file.contentType }
           : {}
         : { contentType: type.mime }),
+      ...(onProgress ? { onProgress } : {}),
       signal,
     };
     const info: FinishInfo = {
@@ -264,8 +267,8 @@ export class DocumentService {
     let doc: ProcessedDocument;
     try {
       if (pooled) {
-        const { signal: _signal, ...plain } = input;
-        doc = await this.pool!.extract({ kind: type.kind, input: plain, finish: info, label }, signal);
+        const { signal: _signal, onProgress: _onProgress, ...plain } = input;
+        doc = await this.pool!.extract({ kind: type.kind, input: plain, finish: info, label, ...(onProgress ? { onProgress } : {}) }, signal);
       } else {
         doc = await this.extractors[type.kind](input, { ocr: this.ocr });
       }

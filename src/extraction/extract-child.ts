@@ -5,7 +5,7 @@
  * server kills and replaces it. Nothing is written to stdout (the server may speak MCP on its own).
  */
 import { isToolError } from '../errors.ts';
-import type { ExtractInput } from '../extractors/types.ts';
+import type { ExtractInput, PageProgress } from '../extractors/types.ts';
 import { DEFAULT_EXTRACTORS, type Extractor } from '../documents/extractor-table.ts';
 import { errorText } from '../util/error-text.ts';
 import { completeDocument, defaultDetectLanguage } from './complete-document.ts';
@@ -37,7 +37,15 @@ async function extractorFor(job: ExtractJob): Promise<Extractor> {
 async function run(job: ExtractJob): Promise<void> {
   // The server kills this process to cancel; the signal exists for extractors that pass it on.
   const signal = new AbortController().signal;
-  const input: ExtractInput = { ...job.input, signal };
+  // Progress crosses IPC at most every 250 ms (a 5,000-page text pass reports a few dozen times).
+  let lastSent = 0;
+  const onProgress = (progress: PageProgress) => {
+    const now = Date.now();
+    if (now - lastSent < 250 && progress.pages_done < progress.pages_total) return;
+    lastSent = now;
+    send({ type: 'progress', id: job.id, progress });
+  };
+  const input: ExtractInput = { ...job.input, signal, onProgress };
   try {
     const extractor = await extractorFor(job);
     const doc = await extractor(input, { ocr: ocr.forJob(job.id, job.ocrSync) });

@@ -13,7 +13,7 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { isToolError, toolError } from '../errors.ts';
 import type { OcrPool } from '../extractors/ocr-pool.ts';
-import type { DocumentKind, ProcessedDocument } from '../extractors/types.ts';
+import type { DocumentKind, PageProgress, ProcessedDocument } from '../extractors/types.ts';
 import { COMPILED, PROJECT_ROOT } from '../project-root.ts';
 import { abortError } from '../util/abort.ts';
 import { errorText } from '../util/error-text.ts';
@@ -69,6 +69,8 @@ export interface ExtractRequest {
   finish: FinishInfo;
   /** The format's label for messages ("a PDF document"). */
   label: string;
+  /** Page progress the child reports (PDFs). */
+  onProgress?: (p: PageProgress) => void;
 }
 
 type RestartReason = 'memory' | 'crash' | 'cancelled' | 'recycled' | 'idle' | 'start_failed';
@@ -340,6 +342,8 @@ export class ExtractionPool {
     if (!job || msg.type === 'ready' || msg.id !== job.id) return;
     if (msg.type === 'ocr') {
       this.runOcr(child, job, msg.callId, msg.method, msg.args);
+    } else if (msg.type === 'progress') {
+      job.req.onProgress?.(msg.progress);
     } else if (msg.type === 'result') {
       this.settle(child, job, null, msg.doc);
       this.afterJob(child);

@@ -4,7 +4,7 @@
  * holds the OCR engine: OCR calls travel back to the server as `ocr` requests.
  */
 import type { ErrorCode } from '../errors.ts';
-import type { DocumentKind, ExtractInput, ProcessedDocument } from '../extractors/types.ts';
+import type { DocumentKind, ExtractInput, PageProgress, ProcessedDocument } from '../extractors/types.ts';
 
 /** What finish() needs besides the extractor's output (all plain data). */
 export interface FinishInfo {
@@ -22,7 +22,7 @@ export interface ExtractJob {
   type: 'extract';
   id: number;
   kind: DocumentKind;
-  input: Omit<ExtractInput, 'signal'>;
+  input: Omit<ExtractInput, 'signal' | 'onProgress'>;
   finish: FinishInfo;
   /**
    * Answers of the OcrPool's synchronous methods (stats, languages), computed by the server at
@@ -77,6 +77,7 @@ export type FromChild =
   | { type: 'result'; id: number; doc: ProcessedDocument }
   | { type: 'error'; id: number; error: SerializedError }
   | { type: 'ocr'; id: number; callId: number; method: string; args: unknown[] }
+  | { type: 'progress'; id: number; progress: PageProgress }
   | CancelOcr;
 
 export function isSignalArg(v: unknown): boolean {

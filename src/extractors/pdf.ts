@@ -69,6 +69,8 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     for (let n = 1; n <= readable; n++) {
       await yieldNow();
       throwIfAborted(input.signal);
+      // Text-layer pass: pages before this one are read (those needing OCR are not done yet).
+      if (input.onProgress && n % 16 === 1) input.onProgress({ pages_done: n - 1 - ocrCandidates.length, pages_total: readable });
       let page: PdfPage | null = null;
       try {
         page = await doc.getPage(n);
@@ -110,10 +112,14 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     // Line-end hyphens are kept or joined by the vocabulary of the whole document.
     texts.splice(0, texts.length, ...resolveHyphenBreaks(texts));
     const toOcr = ocrCandidates.slice(0, maxOcrPages);
+    // A page is done when its text is final: now every page but those waiting for OCR.
+    let pagesDone = readable - toOcr.length;
+    input.onProgress?.({ pages_done: pagesDone, pages_total: readable });
+    const ocrPageDone = () => input.onProgress?.({ pages_done: ++pagesDone, pages_total: readable });
     const scanned = imageScan ?? scanPdfImages(Buffer.alloc(0));
     // Scan JPEGs are read from the file as uploaded (a repaired file's objects are not where they were).
     const render: OcrCanvasContext = { budget: new RenderMemoryBudget(), engineBudget: new RenderMemoryBudget(OCR_ENGINE_MEMORY_BUDGET), imageScan: scanned, raw: toOcr.length && scanned.count && !repaired ? new RawPdf(input.bytes) : null };
-    const ocr = await ocrPages(doc, toOcr, deps.ocr, input.signal, { languages: ocrLanguages, lanes: MAX_PARALLEL_OCR_RENDERS, render });
+    const ocr = await ocrPages(doc, toOcr, deps.ocr, input.signal, { languages: ocrLanguages, lanes: MAX_PARALLEL_OCR_RENDERS, render, onPage: ocrPageDone });
     for (const [n, r] of ocr.results) {
       if (r.text.trim()) {
         texts[n - 1] = r.text;
@@ -239,7 +245,7 @@ async function ocrPages(
   pageNumbers: number[],
   pool: OcrPool,
   signal: AbortSignal,
-  opts: { languages: string[]; lanes: number; render: OcrCanvasContext },
+  opts: { languages: string[]; lanes: number; render: OcrCanvasContext; onPage?: () => void },
 ): Promise<OcrOutcome> {
   const outcome: OcrOutcome = { results: new Map(), failed: [], rotated: [], blank: [], ms: new Map(), uncovered: new Map() };
   if (!pageNumbers.length) return outcome;
@@ -287,6 +293,7 @@ async function ocrPages(
         // images and fonts too, or every page's full-size image stays in memory until the end.
         if (usedPdfJs && opts.render.budget.active <= 1 && (lanes === 1 || opts.render.imageScan.maxPixels > LARGE_IMAGE_PIXELS)) await doc.cleanup(true).catch(() => undefined);
         release();
+        opts.onPage?.();
       }
     }
   };

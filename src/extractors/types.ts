@@ -73,7 +73,17 @@ export interface ExtractInput {
   limits?: Partial<ExtractLimits>;
   /** PDFs: pages whose text is read at most (PDF_MAX_PAGES); later ones are noted in the content. */
   pdfMaxPages?: number;
+  /**
+   * PDFs: pages whose text is final so far (text layer read, or OCR done) of the pages read; a
+   * knowledge-base job shows it while a long scan is OCR'd. In a child it travels as a message.
+   */
+  onProgress?: (p: PageProgress) => void;
   signal: AbortSignal;
+}
+
+export interface PageProgress {
+  pages_done: number;
+  pages_total: number;
 }
 
 export interface OcrRequest {

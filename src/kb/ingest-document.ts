@@ -168,10 +168,12 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   const loaded = await documents.load(src.kind === 'url' ? { url: src.source } : { upload: { bytes: fetched.bytes } }, ctx, {
     fetched,
     ocr: { ...(opts.ocr?.mode ? { mode: opts.ocr.mode } : {}), ...(opts.ocr?.languages ? { languages: opts.ocr.languages } : {}), maxPages: config.OCR_MAX_PAGES_JOB },
+    // PDFs report pages as their text becomes final (a long scan: page by page as OCR goes).
+    onProgress: (p) => opts.onProgress('extracting', p, documentId),
   });
   const doc = loaded.doc;
   const pages = pageCount(doc);
-  // Pages are reported when extraction ends (the extractors do not report per page).
+  // Formats without page progress get theirs when extraction ends.
   opts.onProgress('chunking', { pages_total: pages, pages_done: pages }, documentId);
   const chunks = await chunkDocumentSliced(doc, {}, signal);
   if (signal.aborted) throw abortError(signal, 'Ingestion');
