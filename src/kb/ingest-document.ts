@@ -220,6 +220,8 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   };
   await deps.beforeCommit?.(opts.collectionName);
   if (signal.aborted) throw abortError(signal, 'Ingestion');
+  // Deleted by a caller while it was being ingested: it stays deleted (and the error says why).
+  if (!store.getDocument(opts.collectionId, documentId)) throw toolError('NOT_FOUND', 'The document was deleted during ingestion');
   // No await between the check above and the commit: it is one synchronous transaction.
   const commit = store.replaceDocument(opts.collectionId, documentId, version, chunks.map(toNewChunk), vectors);
   const collection = store.getCollection(opts.collectionName);

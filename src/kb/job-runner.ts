@@ -169,6 +169,13 @@ export class JobRunner {
 
   /** OVERLOADED when `count` more documents would not fit INGEST_QUEUE_MAX. */
   checkRoom(count: number): void {
+    if (count > this.deps.queueMax) {
+      // Never fits, however long the caller waits: a retry (what 503 invites) cannot succeed.
+      throw toolError(
+        'VALIDATION_ERROR',
+        `This job names ${count} documents, more than the ingestion queue ever holds (INGEST_QUEUE_MAX ${this.deps.queueMax}); split it into smaller jobs (subfolders, include/exclude globs) or raise INGEST_QUEUE_MAX`,
+      );
+    }
     const waiting = this.queued();
     if (waiting + count > this.deps.queueMax) {
       throw toolError(

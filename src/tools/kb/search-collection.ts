@@ -8,6 +8,7 @@ import { ContentTypeSchema, RetrievalModeSchema } from '../../retrieval/schemas.
 import { DEFAULT_TOP_K, MAX_TOP_K } from '../../retrieval/retrieval-service.ts';
 import { CollectionName, DocumentId, SearchResultSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf, READ_ONLY } from './kb-access.ts';
+import { toolError } from '../../errors.ts';
 
 const Filters = Type.Object(
   {
@@ -55,6 +56,10 @@ export const searchCollectionTool = defineTool({
   annotations: READ_ONLY,
   async handler(input, ctx) {
     const { name, ...req } = input;
+    const f = req.filters;
+    if (f?.page_from !== undefined && f.page_to !== undefined && f.page_from > f.page_to) {
+      throw toolError('VALIDATION_ERROR', `filters: page_from (${f.page_from}) is after page_to (${f.page_to})`);
+    }
     return kbOf(ctx).search(name, req, { signal: ctx.signal });
   },
 });
