@@ -17,6 +17,14 @@
  * /health, /info, /docs (with Swagger UI's assets) and /openapi.json are not counted: probes and
  * the API description must stay reachable. A request that fails authentication counts against the
  * failed-request budgets whatever its route (but the open ones, which need no key).
+ *
+ * Without REDIS_URL the counters live in this process (so `--workers N` gives each worker its own).
+ * With it they live in Redis (the plugin's Redis store, keys under REDIS_KEY_PREFIX + "rl:"), so
+ * every budget above — per client, server-wide, failed requests, MCP tools/call — is one budget
+ * across all workers and replicas. When Redis cannot be reached for a count, REDIS_FAILURE_MODE
+ * decides: open lets the call through uncounted (serving goes on; /health says Redis is down),
+ * closed refuses it with 503 RATE_LIMIT_UNAVAILABLE. Either way the server keeps running and
+ * counts in Redis again once the connection is back (src/redis/connection.ts reconnects).
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
@@ -53,10 +61,24 @@ interface Budget {
   own: boolean;
 }
 
+/** What to do when the store (Redis) cannot count: resolve to let the call through, or throw. */
+type StoreErrorPolicy = (err: unknown, reply: FastifyReply) => void;
+
+/** Seconds a client refused for an unreachable Redis is told to wait (the reconnect backoff's cap, rounded up). */
+const UNAVAILABLE_RETRY_AFTER_S = 5;
+
 /** Counts one call against each budget in turn; the first one over answers 429. */
-async function consume(request: FastifyRequest, reply: FastifyReply, budgets: readonly Budget[]): Promise<void> {
+async function consume(request: FastifyRequest, reply: FastifyReply, budgets: readonly Budget[], onStoreError?: StoreErrorPolicy): Promise<void> {
   for (const { limiter, exceeded, own } of budgets) {
-    const r = await limiter(request);
+    let r: Awaited<ReturnType<Limiter>>;
+    try {
+      r = await limiter(request);
+    } catch (err) {
+      if (!onStoreError) throw err;
+      // Fail open: the call is not counted against any budget (the others would fail alike).
+      onStoreError(err, reply);
+      return;
+    }
     if (r.isAllowed) continue;
     if (own || r.isExceeded) {
       reply.header('x-ratelimit-limit', r.max);
@@ -83,8 +105,23 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
     }
     return;
   }
-  // global: false — no per-route hooks; the limiters below are applied by hand.
-  await app.register(rateLimit, { global: false, max: config.RATE_LIMIT_RPM, timeWindow: WINDOW_MS });
+  // global: false — no per-route hooks; the limiters below are applied by hand. With Redis, its
+  // store; skipOnError stays off so that a failure reaches onStoreError (REDIS_FAILURE_MODE).
+  const { redis } = app.services;
+  await app.register(rateLimit, {
+    global: false,
+    max: config.RATE_LIMIT_RPM,
+    timeWindow: WINDOW_MS,
+    ...(redis ? { redis: redis.client, nameSpace: `${redis.keyPrefix}rl:`, skipOnError: false } : {}),
+  });
+  const onStoreError: StoreErrorPolicy | undefined = redis
+    ? (err, reply) => {
+        redis.noteLimiterError(err);
+        if (redis.failureMode === 'open') return;
+        reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_S);
+        throw toolError('RATE_LIMIT_UNAVAILABLE', 'Rate limits cannot be checked: Redis (REDIS_URL) is unreachable and REDIS_FAILURE_MODE=closed; retry later', err);
+      }
+    : undefined;
   const rpm = config.RATE_LIMIT_RPM;
   const limiter = (max: number, keyGenerator: (request: FastifyRequest) => string) => app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator });
 
@@ -114,9 +151,9 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
   ];
 
   app.decorate('consumeRateLimit', async (request: FastifyRequest, reply: FastifyReply, count = 1) => {
-    for (let i = 0; i < count; i++) await consume(request, reply, callBudgets);
+    for (let i = 0; i < count; i++) await consume(request, reply, callBudgets, onStoreError);
   });
-  app.decorate('consumeFailedAuth', (request: FastifyRequest, reply: FastifyReply) => consume(request, reply, failedAuthBudgets));
+  app.decorate('consumeFailedAuth', (request: FastifyRequest, reply: FastifyReply) => consume(request, reply, failedAuthBudgets, onStoreError));
 
   // preParsing, not onRequest: every onRequest hook (authentication among them) has run by then,
   // whatever the order plugins were registered in, and no body has been read yet.

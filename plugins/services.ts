@@ -29,6 +29,14 @@ const servicesPlugin: FastifyPluginAsync<ServicesPluginOptions> = async (app, op
   await mkdir(opts.config.dataDir, { recursive: true });
   const owned = !opts.services;
   const services = opts.services ?? createServices(opts.config, { log: app.log as never });
+  // REDIS_URL set: connected before any route exists; unreachable, the app does not build
+  // (RedisStartupError, which src/server.ts prints), and what was started here is closed again.
+  try {
+    await services.redis?.start();
+  } catch (err) {
+    if (owned) await services.close();
+    throw err;
+  }
   app.decorate('config', opts.config);
   app.decorate('services', services);
   app.decorate('tools', opts.tools);

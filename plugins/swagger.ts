@@ -48,6 +48,7 @@ const ERROR_HEADERS: Partial<Record<ErrorCode, JsonObject>> = {
     'x-ratelimit-remaining': { description: 'Calls left in this minute', schema: { type: 'integer', minimum: 0 } },
     'x-ratelimit-reset': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
   },
+  RATE_LIMIT_UNAVAILABLE: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } },
 };
 
 /**

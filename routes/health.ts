@@ -5,6 +5,12 @@
  * need M)"). Models load in the background and never hold readiness
  * back (retrieval is lexical meanwhile); `checks.models` says whether they are loading, ready (at
  * least one embedder) or unavailable. Open without an API key and never rate limited.
+ *
+ * With REDIS_URL set, `checks.redis` is "ok" or "down" (a PING through the process's connection).
+ * Down, `reason` says so and what the rate limiter does meanwhile; readiness then follows
+ * REDIS_FAILURE_MODE: open stays 200 and ready (the server serves, limits are not enforced, so a
+ * load balancer should keep sending traffic), closed is 503 and not ready (its limited routes
+ * refuse every call, so traffic is better sent to a replica that reaches Redis).
  */
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
@@ -18,13 +24,20 @@ const HealthSchema = Type.Object(
     ready: Type.Boolean(),
     version: Type.String(),
     uptime_seconds: Type.Number(),
-    reason: Type.Optional(Type.String({ description: 'Why not ready, e.g. "disk: read-only" or "disk: full (12 MB free, need 100)"' })),
+    reason: Type.Optional(
+      Type.String({ description: 'Why not ready, or what is degraded, e.g. "disk: read-only", "disk: full (12 MB free, need 100)" or "redis: unreachable (...)"' }),
+    ),
     checks: Type.Object(
       {
         data_dir_writable: Type.Boolean(),
         disk: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('read-only'), Type.Literal('permission-denied'), Type.Literal('unavailable')]),
         disk_free_mb: Type.Union([Type.Integer(), Type.Null()]),
         models: Type.Union([Type.Literal('loading'), Type.Literal('ready'), Type.Literal('unavailable')]),
+        redis: Type.Optional(
+          Type.Union([Type.Literal('ok'), Type.Literal('down')], {
+            description: 'Only with REDIS_URL set. down: 503 with REDIS_FAILURE_MODE=closed, still 200 (limits not enforced) with open',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -60,16 +73,23 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       },
     },
     async (_request, reply) => {
-      const disk = await app.services.disk.check();
+      const { redis } = app.services;
+      const [disk, redisHealth] = await Promise.all([app.services.disk.check(), redis ? redis.health() : null]);
       const writable = disk.writable;
-      reply.code(writable ? 200 : 503);
+      const redisDown = redisHealth !== null && !redisHealth.available;
+      const ready = writable && !(redisDown && redisHealth.failure_mode === 'closed');
+      const reasons = [disk.reason, redisDown ? redisHealth.reason : undefined].filter(Boolean);
+      reply.code(ready ? 200 : 503);
       return {
-        status: writable ? 'ok' : 'unavailable',
-        ready: writable,
+        status: ready ? 'ok' : 'unavailable',
+        ready,
         version: PACKAGE_INFO.version,
         uptime_seconds: Math.round((Date.now() - app.services.startedAt) / 100) / 10,
-        ...(disk.reason ? { reason: disk.reason } : {}),
-        checks: { data_dir_writable: writable, disk: disk.state, disk_free_mb: disk.free_mb, models: modelsState(app) },
+        ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+        checks: {
+          data_dir_writable: writable, disk: disk.state, disk_free_mb: disk.free_mb, models: modelsState(app),
+          ...(redisHealth ? { redis: redisHealth.available ? 'ok' as const : 'down' as const } : {}),
+        },
       };
     },
   );

@@ -96,6 +96,12 @@ export const ConfigSchema = Type.Object({
   SHUTDOWN_TIMEOUT: Type.Number({ default: 10, minimum: 0, maximum: 3600 }),
   /** Trust X-Forwarded-For from a reverse proxy (client IP for rate limits). */
   TRUST_PROXY: Bool(false),
+  /** redis[s]://[user:password@]host:port[/db]. Empty: everything in-process, no Redis at all. Set: rate limits shared through it (src/redis/connection.ts). */
+  REDIS_URL: Type.String({ default: '' }),
+  /** When Redis is unreachable mid-run. open: rate limits are not enforced, serving goes on; closed: limited routes answer 503 RATE_LIMIT_UNAVAILABLE. */
+  REDIS_FAILURE_MODE: Type.Union([Type.Literal('open'), Type.Literal('closed')], { default: 'open' }),
+  /** Prefix of every Redis key this server writes (several deployments may share one Redis). */
+  REDIS_KEY_PREFIX: Type.String({ default: 'rag:', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9:_.{}-]+$' }),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -188,6 +194,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (value.MAX_MEMORY_MB > 0 && value.MAX_MEMORY_MB < value.EXTRACT_MEMORY_MB) {
     throw new ConfigError('MAX_MEMORY_MB', `must be at least EXTRACT_MEMORY_MB (${value.EXTRACT_MEMORY_MB}), or no extraction could run (got ${value.MAX_MEMORY_MB})`);
+  }
+  if (value.REDIS_URL !== '' && !/^rediss?:\/\/[^\s]+$/.test(value.REDIS_URL)) {
+    // The value may hold a password: the message shows the scheme only.
+    throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL (got one starting ${JSON.stringify(value.REDIS_URL.split(':')[0])})`);
   }
   const dataDir = path.resolve(value.DATA_DIR);
   const allowedDirs = resolveAllowedDirs(value.ALLOWED_DIRS);

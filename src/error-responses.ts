@@ -84,6 +84,12 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
       'OVERLOADED: every extraction slot is busy (EXTRACT_CONCURRENCY children, or MAX_MEMORY_MB reserved at EXTRACT_MEMORY_MB each) and EXTRACT_QUEUE_MAX calls already wait. Retry later.',
     example: 'Extraction is at capacity (EXTRACT_CONCURRENCY=2 extractions running) and EXTRACT_QUEUE_MAX=32 calls are already waiting; retry later',
   },
+  RATE_LIMIT_UNAVAILABLE: {
+    description:
+      'RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, ' +
+      'so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry.',
+    example: 'Rate limits cannot be checked: Redis (REDIS_URL) is unreachable and REDIS_FAILURE_MODE=closed; retry later',
+  },
   SHUTTING_DOWN: {
     description:
       'SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it.',
@@ -109,7 +115,8 @@ const OCR_FORMATS: readonly DocumentKind[] = ['pdf', 'image'];
 
 /** The codes a tool's REST route can answer, from what the tool declares. */
 export function toolErrorCodes(tool: AnyTool): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', ...GUARD_ERRORS, 'TIMEOUT']);
+  // RATE_LIMIT_UNAVAILABLE: counted routes only (REDIS_URL set, REDIS_FAILURE_MODE=closed, Redis down).
+  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', ...GUARD_ERRORS, 'RATE_LIMIT_UNAVAILABLE', 'TIMEOUT']);
   // A JSON body over the body limit, or a Content-Type the route does not parse.
   if (tool.rest.method === 'POST') codes.add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_FORMAT');
   // Tools that read documents: too large, not a format they read, damaged.
@@ -197,7 +204,7 @@ export function mcpResponseDocs(): Record<string, unknown> {
     },
     202: { description: 'Accepted: the body held only notifications or responses.', type: 'null' },
     400: errorOrJsonRpc('VALIDATION_ERROR', 'a body that is not a JSON-RPC message (-32700, -32600)'),
-    ...errorResponseSchemas(['UNAUTHORIZED', 'URL_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SHUTTING_DOWN']),
+    ...errorResponseSchemas(['UNAUTHORIZED', 'URL_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'RATE_LIMIT_UNAVAILABLE', 'SHUTTING_DOWN']),
     406: {
       description: 'The Accept header must list both application/json and text/event-stream (JSON-RPC error -32000).',
       content: { 'application/json': { schema: JsonRpcErrorSchema } },

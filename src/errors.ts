@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   STORAGE_UNAVAILABLE: 503,
   /** Extraction is at capacity (EXTRACT_CONCURRENCY or MAX_MEMORY_MB) and its queue is full: retry later. */
   OVERLOADED: 503,
+  /** Rate limits cannot be checked (REDIS_URL unreachable) and REDIS_FAILURE_MODE=closed: retry later. */
+  RATE_LIMIT_UNAVAILABLE: 503,
   /** The server is stopping: a call still running at SHUTDOWN_TIMEOUT, or one that arrived meanwhile. */
   SHUTTING_DOWN: 503,
   TIMEOUT: 504,

@@ -17,6 +17,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 import { PACKAGE_INFO } from './package-info.ts';
 import { PROJECT_ROOT } from './project-root.ts';
+import { redactRedisUrl, RedisStartupError } from './redis/redis-errors.ts';
 // The app, the MCP SDK and the services are imported by the transport that needs them, so a
 // stdio client does not wait for Fastify and an HTTP client does not wait for the stdio transport.
 
@@ -132,7 +133,16 @@ function onShutdownSignal(log: Logger, stop: (signal: string) => Promise<void>):
 async function runHttp(config: Readonly<Config>): Promise<void> {
   const { logger, close: closeLog } = await createLogger(config);
   const { buildApp } = await import('./app.ts');
-  const app = await buildApp({ config, logger });
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    app = await buildApp({ config, logger });
+  } catch (err) {
+    // REDIS_URL set but unreachable: one clear line (password hidden), no stack.
+    if (!(err instanceof RedisStartupError)) throw err;
+    logger.fatal({ event: 'redis.unreachable', url: redactRedisUrl(err.url) }, err.message);
+    await closeLog();
+    fail(err.message, 1);
+  }
   try {
     await app.listen({ host: config.HOST, port: config.PORT });
   } catch (err) {

@@ -18,6 +18,7 @@ import pino, { type Logger } from 'pino';
 import type { CacheLayerStats } from './cache/ttl-cache.ts';
 import { KnowledgeBase } from './kb/knowledge-base.ts';
 import type { KnowledgeBaseApi } from './kb/types.ts';
+import { RedisConnection } from './redis/connection.ts';
 
 /** A cache kept on disk (e.g. persisted indexes); manage_cache reports and clears it with the memory layers. */
 export interface DiskCache {
@@ -73,6 +74,8 @@ export interface Services {
   kb: KnowledgeBaseApi;
   /** The start-up sweep of what killed processes left in DATA_DIR (resolves when done; never rejects). */
   swept: Promise<void>;
+  /** The Redis connection when REDIS_URL is set (started by plugins/services.ts), else null: all state in-process. */
+  redis: RedisConnection | null;
   close(): Promise<void>;
 }
 
@@ -128,6 +131,10 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     documents, caches, models, store: indexes, disk,
     namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]],
   });
+  // Only with REDIS_URL; nothing connects (and ioredis is not loaded) until redis.start().
+  const redis = config.REDIS_URL
+    ? new RedisConnection({ url: config.REDIS_URL, failureMode: config.REDIS_FAILURE_MODE, keyPrefix: config.REDIS_KEY_PREFIX, log })
+    : null;
   const kb = new KnowledgeBase({ config, documents, caches, models, log, namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]] });
   // Eager, non-blocking: /health answers while models load; a missing model is remembered, not retried.
   if (opts.startModels !== false) models.start();
@@ -176,6 +183,7 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
       },
     },
   ];
+  if (redis) healthReporters.push({ features: async () => ({ redis: { ...(await redis.health()) } }) });
   return {
     config,
     caches,
@@ -191,6 +199,7 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     disk,
     kb,
     swept,
+    redis,
     async close() {
       // Jobs first: their documents use the extraction pool and OCR until they stop.
       await kb.close();
@@ -199,6 +208,8 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
       // Children first: their OCR calls need the OCR pool until they are gone.
       await extraction.close();
       await Promise.all([ocr.close(), models.close()]);
+      // Last: whatever closed above may still have spoken to Redis.
+      await redis?.close();
     },
   };
 }
