@@ -83,11 +83,15 @@ export function queryTerms(lexical: CollectionLexicalSearch, query: string): Que
   const n = lexical.size;
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
-  for (const term of lexical.analyzer.tokenize(query)) {
-    if (seen.has(term)) continue;
-    seen.add(term);
-    const df = lexical.docFreq(term);
-    out.push({ term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
+  // Word by word, so each term knows the word it came from ("invoices", not the stem "invoic").
+  for (const raw of query.split(/\s+/)) {
+    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    for (const term of lexical.analyzer.tokenize(raw)) {
+      if (seen.has(term)) continue;
+      seen.add(term);
+      const df = lexical.docFreq(term);
+      out.push({ term, word: word || term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
+    }
   }
   return out;
 }

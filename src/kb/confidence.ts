@@ -46,6 +46,8 @@ export const RERANK_NONE = -6;
 /** An analyzed query term with its document frequency and idf over the (unfiltered) collection. */
 export interface QueryTerm {
   term: string;
+  /** The query word it came from, as typed (messages show it, not the stem). */
+  word?: string;
   df: number;
   idf: number;
 }
@@ -91,6 +93,8 @@ export interface ConfidenceOutcome {
 const LEVELS: readonly Confidence[] = ['none', 'low', 'medium', 'high'];
 const better = (a: Confidence, b: Confidence): Confidence => (LEVELS.indexOf(a) >= LEVELS.indexOf(b) ? a : b);
 const r2 = (x: number) => Math.round(x * 100) / 100;
+const shown = (t: QueryTerm) => t.word ?? t.term;
+const unique = (xs: readonly string[]) => [...new Set(xs)];
 const list = (xs: readonly string[], max = 5) => (xs.length <= max ? xs.join(', ') : `${xs.slice(0, max).join(', ')} and ${xs.length - max} more`);
 
 /** Idf-weighted share of the query terms the top hit contains (null without terms). */
@@ -123,7 +127,7 @@ export function assessConfidence(input: ConfidenceInput): ConfidenceOutcome {
   const gap = lex ? gapOf(lex.scores) : null;
   const denseTop = input.dense?.topScore ?? null;
   const rerankTop = input.rerank?.topLogit ?? null;
-  const missing = lex ? lex.terms.filter((t) => t.df === 0).map((t) => t.term) : [];
+  const missing = lex ? unique(lex.terms.filter((t) => t.df === 0).map(shown)) : [];
   const signals: ConfidenceSignals = {
     coverage: coverage === null ? null : r2(coverage),
     gap: gap === null ? null : r2(gap),
@@ -138,11 +142,11 @@ export function assessConfidence(input: ConfidenceInput): ConfidenceOutcome {
   // 1-3: nothing found.
   if (input.hits === 0) {
     if (lex && lex.terms.length === 0) return none('the query has no searchable words (only stop words or punctuation)');
-    if (lex && lex.candidates === 0) return none(`no chunk contains any of its terms (${list(lex.terms.map((t) => t.term))})${denseWords}`);
+    if (lex && lex.candidates === 0) return none(`no chunk contains any of its terms (${list(unique(lex.terms.map(shown)))})${denseWords}`);
     return none('no chunk was found');
   }
   if (lex && lex.candidates === 0 && denseWeak) {
-    return none(lex.terms.length === 0 ? `the query has no searchable words${denseWords}` : `no chunk contains any of its terms (${list(lex.terms.map((t) => t.term))})${denseWords}`);
+    return none(lex.terms.length === 0 ? `the query has no searchable words${denseWords}` : `no chunk contains any of its terms (${list(unique(lex.terms.map(shown)))})${denseWords}`);
   }
   if (!lex && denseWeak) return none(`the closest passage in meaning is weak (cosine ${denseTop === null ? 'n/a' : r2(denseTop)})`);
 
