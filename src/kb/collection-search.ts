@@ -22,7 +22,8 @@ import { ContextReader, contextBudget, hitContext } from './hit-context.ts';
 import type { CollectionHit, CollectionRecord, CollectionSearchRequest, CollectionSearchResult, DocumentRecord, KbStoreApi } from './types.ts';
 
 /** Results per search: default 5 (as retrieve_chunks), at most 50. */
-export const COLLECTION_MAX_TOP_K = 50;
+/** Up to 100, so an evaluation can measure Recall@100 through the API (retrieve_chunks stops at 20). */
+export const COLLECTION_MAX_TOP_K = 100;
 /** Failed documents listed in `errors` at most. */
 const MAX_LISTED_ERRORS = 50;
 

@@ -17,11 +17,14 @@ import type { ModelLayer } from '../retrieval/retrieval-service.ts';
 import { errorText } from '../util/error-text.ts';
 import { redactPaths } from '../util/fs-errors.ts';
 import { ingestDocument, type IngestSource } from './ingest-document.ts';
+import { SearchGate } from './search-gate.ts';
 import { JobRunner, type ItemRun, type ItemResult, type JobOptions, type NewItem } from './job-runner.ts';
 import { MAX_FILES_PER_REQUEST, realFolders, resolveLocalPaths, type AllowedFolders } from './local-files.ts';
 import { parseDocumentUrl } from '../documents/url-policy.ts';
 import {
   COLLECTION_NAME_PATTERN,
+  MAX_CHUNK_SIZE,
+  MIN_CHUNK_SIZE,
   type AddDocumentsRequest,
   type ChunkRecord,
   type CollectionRecord,
@@ -90,6 +93,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   private readonly indexes = new Map<string, OpenIndexes>();
   private closed = false;
   private readonly publicText: (s: string) => string;
+  private readonly searches = new SearchGate();
 
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.dir = path.join(deps.config.dataDir, 'kb');
@@ -135,13 +139,17 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   // ---- collections ----
 
-  createCollection(name: string, description: string | null = null): WithStats {
+  createCollection(name: string, description: string | null = null, opts: { chunk_size?: number | null } = {}): WithStats {
     const store = this.use();
     checkName(name);
+    const size = opts.chunk_size ?? null;
+    if (size !== null && (!Number.isInteger(size) || size < MIN_CHUNK_SIZE || size > MAX_CHUNK_SIZE)) {
+      throw toolError('VALIDATION_ERROR', `chunk_size must be an integer from ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE}`);
+    }
     if (description !== null && (typeof description !== 'string' || description.length > 2_000)) {
       throw toolError('VALIDATION_ERROR', 'description must be a string of at most 2,000 characters');
     }
-    const c = store.createCollection(name, description);
+    const c = store.createCollection(name, description, { chunk_size: size });
     return { ...c, stats: store.collectionStats(c.id) };
   }
 
@@ -335,9 +343,13 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     const store = this.use();
     const c = this.collection(collection);
     const ix = await this.indexesOf(c);
-    return searchCollection(
-      { collection: c, store, indexes: { lexical: ix.lexical, dense: ix.dense }, models: this.deps.models, publicText: this.publicText },
-      req,
+    return this.searches.run(
+      () =>
+        searchCollection(
+          { collection: c, store, indexes: { lexical: ix.lexical, dense: ix.dense }, models: this.deps.models, publicText: this.publicText },
+          req,
+          ctx.signal,
+        ),
       ctx.signal,
     );
   }
@@ -365,6 +377,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,
         indexes_open: this.indexes.size,
+        searches: this.searches.stats(),
         local_files: this.deps.config.allowedDirs.length > 0 ? 'ALLOWED_DIRS' : 'off (set ALLOWED_DIRS; over MCP stdio the client roots serve)',
       };
     } catch (err) {

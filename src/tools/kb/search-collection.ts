@@ -5,7 +5,8 @@
 import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
 import { ContentTypeSchema, RetrievalModeSchema } from '../../retrieval/schemas.ts';
-import { DEFAULT_TOP_K, MAX_TOP_K } from '../../retrieval/retrieval-service.ts';
+import { DEFAULT_TOP_K } from '../../retrieval/retrieval-service.ts';
+import { COLLECTION_MAX_TOP_K } from '../../kb/collection-search.ts';
 import { CollectionName, DocumentId, SearchResultSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf, READ_ONLY } from './kb-access.ts';
 import { toolError } from '../../errors.ts';
@@ -35,7 +36,7 @@ export const searchCollectionTool = defineTool({
     {
       name: CollectionName,
       query: Type.String({ minLength: 1, maxLength: 2000, description: 'What to look for, in words' }),
-      top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOP_K, default: DEFAULT_TOP_K, description: `Results to return (1-${MAX_TOP_K}, default ${DEFAULT_TOP_K})` })),
+      top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: COLLECTION_MAX_TOP_K, default: DEFAULT_TOP_K, description: `Results to return (1-${COLLECTION_MAX_TOP_K}, default ${DEFAULT_TOP_K})` })),
       mode: Type.Optional(RetrievalModeSchema),
       rerank: Type.Optional(Type.Boolean({ description: 'Rerank candidates with the cross-encoder when it is available (default true)' })),
       explain: Type.Optional(Type.Boolean({ description: 'Add a per-stage trace of every candidate (default false)' })),
