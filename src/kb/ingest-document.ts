@@ -175,7 +175,9 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   const pages = pageCount(doc);
   // Formats without page progress get theirs when extraction ends.
   opts.onProgress('chunking', { pages_total: pages, pages_done: pages }, documentId);
-  const chunks = await chunkDocumentSliced(doc, {}, signal);
+  // A collection may fix one chunk size for all its documents (else the size adapts to the format).
+  const size = deps.store.getCollection(opts.collectionName)?.chunk_size ?? null;
+  const chunks = await chunkDocumentSliced(doc, size ? { chunkSize: size } : {}, signal);
   if (signal.aborted) throw abortError(signal, 'Ingestion');
 
   let vectors: Float32Array[] | undefined;

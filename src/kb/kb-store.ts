@@ -189,7 +189,7 @@ export class KbStore implements KbStoreApi {
     const db = this.db;
     return {
       insertCollection: db.prepare(
-        'INSERT INTO collections (name, description, version, created_at, updated_at) VALUES (?, ?, 0, ?, ?) RETURNING *',
+        'INSERT INTO collections (name, description, version, chunk_size, created_at, updated_at) VALUES (?, ?, 0, ?, ?, ?) RETURNING *',
       ),
       collectionByName: db.prepare('SELECT * FROM collections WHERE name = ?'),
       collectionById: db.prepare('SELECT * FROM collections WHERE id = ?'),
@@ -290,14 +290,14 @@ export class KbStore implements KbStoreApi {
 
   // ---- collections ----
 
-  createCollection(name: string, description: string | null): CollectionRecord {
+  createCollection(name: string, description: string | null, opts: { chunk_size?: number | null } = {}): CollectionRecord {
     if (typeof name !== 'string' || !NAME_RE.test(name)) {
       throw toolError('VALIDATION_ERROR', `collection name must match ${COLLECTION_NAME_PATTERN} (lowercase letters, digits, '-' and '_', 1-64 characters)`);
     }
     return this.guard('cannot create the collection', () => {
       try {
         const at = now();
-        return this.s.insertCollection.get(name, description, at, at) as CollectionRecord;
+        return this.s.insertCollection.get(name, description, opts.chunk_size ?? null, at, at) as CollectionRecord;
       } catch (err) {
         if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw toolError('CONFLICT', `collection "${name}" already exists`);
         throw err;

@@ -27,6 +27,7 @@ CREATE TABLE collections (
   version     INTEGER NOT NULL DEFAULT 0,
   embedder    TEXT,
   dimension   INTEGER,
+  chunk_size  INTEGER,
   created_at  TEXT NOT NULL,
   updated_at  TEXT NOT NULL
 ) STRICT;

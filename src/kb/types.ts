@@ -25,9 +25,15 @@ export interface CollectionRecord {
   /** The embedding model its dense index uses (fixed at its first embedded chunk), or null: lexical only. */
   embedder: string | null;
   dimension: number | null;
+  /** Chunk size in characters for every document of the collection; null: adaptive per format. */
+  chunk_size: number | null;
   created_at: string;
   updated_at: string;
 }
+
+/** Bounds of a collection's chunk size (those of chunk_document's chunk_size). */
+export const MIN_CHUNK_SIZE = 100;
+export const MAX_CHUNK_SIZE = 5000;
 
 export interface CollectionStats {
   documents: number;
@@ -206,7 +212,7 @@ export interface DocumentVersion {
 }
 
 export interface KbStoreApi {
-  createCollection(name: string, description: string | null): CollectionRecord;
+  createCollection(name: string, description: string | null, opts?: { chunk_size?: number | null }): CollectionRecord;
   getCollection(name: string): CollectionRecord | null;
   listCollections(): CollectionRecord[];
   collectionStats(collectionId: number): CollectionStats;
@@ -349,7 +355,7 @@ export interface CollectionSearchResult {
 }
 
 export interface KnowledgeBaseApi {
-  createCollection(name: string, description?: string | null): CollectionRecord & { stats: CollectionStats };
+  createCollection(name: string, description?: string | null, opts?: { chunk_size?: number | null }): CollectionRecord & { stats: CollectionStats };
   listCollections(): Array<CollectionRecord & { stats: CollectionStats }>;
   /** NOT_FOUND when absent. */
   getCollection(name: string): CollectionRecord & { stats: CollectionStats };

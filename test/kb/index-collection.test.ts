@@ -51,6 +51,7 @@ const collection = (version: number, embedded: boolean): CollectionRecord => ({
   version,
   embedder: embedded ? 'test/embedder' : null,
   dimension: embedded ? DIM : null,
+  chunk_size: null,
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
 });

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
 import { CollectionName, CollectionSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf } from './kb-access.ts';
+import { MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../../kb/types.ts';
 
 export const createCollectionTool = defineTool({
   name: 'create_collection',
@@ -15,6 +16,9 @@ export const createCollectionTool = defineTool({
     {
       name: CollectionName,
       description: Type.Optional(Type.String({ maxLength: 1000, description: 'What the collection holds, for people' })),
+      chunk_size: Type.Optional(
+        Type.Integer({ minimum: MIN_CHUNK_SIZE, maximum: MAX_CHUNK_SIZE, description: `Chunk size in characters for every document (${MIN_CHUNK_SIZE}-${MAX_CHUNK_SIZE}); default: adaptive per format` }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -25,6 +29,6 @@ export const createCollectionTool = defineTool({
   errors: [...KB_ERRORS, 'CONFLICT'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async handler(input, ctx) {
-    return kbOf(ctx).createCollection(input.name, input.description ?? null);
+    return kbOf(ctx).createCollection(input.name, input.description ?? null, input.chunk_size !== undefined ? { chunk_size: input.chunk_size } : {});
   },
 });

@@ -62,6 +62,7 @@ export const CollectionSchema = Type.Object(
     version: Type.Integer({ description: 'Bumped by every committed change to its documents' }),
     embedder: Nullable(Type.String(), 'The embedding model of its dense index; null: lexical only'),
     dimension: Nullable(Type.Integer()),
+    chunk_size: Nullable(Type.Integer(), 'Chunk size in characters for all its documents; null: adaptive per format'),
     created_at: Type.String(),
     updated_at: Type.String(),
     stats: CollectionStatsSchema,
