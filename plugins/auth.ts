@@ -1,5 +1,6 @@
 /**
- * API keys. When API_KEYS is set, every route except the open ones (/health, /docs, /openapi.json)
+ * API keys. When API_KEYS is set, every route except the open ones (/health, /docs, /openapi.json,
+ * and the web console's static files under /console: the page asks for the key and sends it to /v1)
  * needs `Authorization: Bearer <key>` or `x-api-key: <key>`. Keys are compared in constant time.
  * The check is an onRequest hook, so it runs before the tool-call budgets are counted (preParsing,
  * plugins/rate-limit.ts): a request without a valid key is counted only against the budgets of
@@ -10,10 +11,17 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { toolError } from '../src/errors.ts';
 
-/** Routes that stay open with auth on: liveness for orchestrators, and the API description. */
+/** Routes that stay open with auth on: liveness for orchestrators, the API description and the console's files. */
 export function isOpenRoute(routeUrl: string | undefined): boolean {
   if (!routeUrl) return false;
-  return routeUrl === '/health' || routeUrl === '/openapi.json' || routeUrl === '/docs' || routeUrl.startsWith('/docs/');
+  return (
+    routeUrl === '/health' ||
+    routeUrl === '/openapi.json' ||
+    routeUrl === '/docs' ||
+    routeUrl.startsWith('/docs/') ||
+    routeUrl === '/console' ||
+    routeUrl.startsWith('/console/')
+  );
 }
 
 /** The key a request presents, if any. */

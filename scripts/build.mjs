@@ -4,7 +4,8 @@
 // Kept external: native addons, packages that load their own files at run time (Swagger UI's
 // assets, tesseract's worker script, pdf.js, models), and the heavy ones loaded on first use.
 // Types are checked by `npm run typecheck`, not here.
-import { rmSync } from 'node:fs';
+// Then the web console (console/, Preact) is built by Vite into dist/console (plugins/console.ts serves it).
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 
@@ -43,3 +44,13 @@ await build({
   // Bundled CommonJS packages call require(); ESM output has none, so give each file one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
+
+// The console: `vite build --config console/vite.config.ts`. Skipped with a warning where the
+// sources are absent (an image that copies only the server): /console then answers 503.
+const consoleConfig = path.join(root, 'console', 'vite.config.ts');
+if (existsSync(path.join(root, 'console', 'index.html'))) {
+  const { build: viteBuild } = await import('vite');
+  await viteBuild({ configFile: consoleConfig, logLevel: 'warn' });
+} else {
+  console.warn('console/ is missing: the web console is not built (/console answers 503)');
+}

@@ -4,7 +4,7 @@
  * guard each request in the order they run (request id -> shutdown -> host guard -> auth, all
  * onRequest; then the rate limit, in preParsing, so budgets are counted only for authenticated
  * requests), the error handler, the JSON body parser, the OpenAPI generator (which must see every
- * route), then the routes.
+ * route), then the routes and the web console's static files (plugins/console.ts).
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -29,6 +29,7 @@ import infoRoutes from '../routes/info.ts';
 import toolRoutes from '../routes/tools.ts';
 import mcpRoutes from '../routes/mcp.ts';
 import kbEventsRoutes from '../routes/kb-events.ts';
+import consolePlugin from '../plugins/console.ts';
 
 export interface BuildAppOptions {
   /** Defaults to loadConfig() from the environment. */
@@ -108,5 +109,6 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   await app.register(toolRoutes);
   await app.register(kbEventsRoutes);
   await app.register(mcpRoutes);
+  await app.register(consolePlugin);
   return app;
 }
