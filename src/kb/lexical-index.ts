@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import { toolError } from '../errors.ts';
-import { DEFAULT_BM25_PARAMS, type Bm25Params } from '../retrieval/bm25.ts';
+import { DEFAULT_BM25_PARAMS, fnv1a, type Bm25Params } from '../retrieval/bm25.ts';
 import type { Analyzer } from '../retrieval/tokenizer.ts';
 import { runSliced, runSync, type Steps } from '../util/slices.ts';
 
@@ -722,12 +722,3 @@ function* hashSteps(hash: ReturnType<typeof createHash>, data: Uint8Array): Step
   }
 }
 
-/** FNV-1a, 32-bit: the term hash Bm25Index.termIds uses (so overlaps compare across indexes). */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h | 0;
-}

@@ -222,8 +222,8 @@ function distinctSorted(cs: readonly Column[]): Int32Array {
   return w === h.length ? h : h.slice(0, w);
 }
 
-/** FNV-1a, 32-bit: stable term hashes for cross-index overlap measures. */
-function fnv1a(s: string): number {
+/** FNV-1a, 32-bit: stable term hashes for cross-index overlap measures (collection indexes use it too). */
+export function fnv1a(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);

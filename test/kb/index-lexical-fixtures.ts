@@ -10,17 +10,9 @@ import { Bm25Index } from '../../src/retrieval/bm25.ts';
 import { lexicalDocOf } from '../../src/retrieval/search.ts';
 import type { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import type { LexicalChunk, LexicalHit } from '../../src/kb/lexical-index.ts';
+import { seededRandom } from '../fixtures-gen/seeded-random.ts';
 
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seededRandom;
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tas', 'vo', 'quil', 'dra', 'sen', 'pol', 'ux', 'bri', 'tor', 'ne', 'sha'];
 const EXTRA = ['Café', 'naïve', 'COVID-19', '0.05', '東京都', 'カタカナ', 'Straße', 'Ångström', 'IL-6', '1,000', 'the', 'and'];

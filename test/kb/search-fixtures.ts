@@ -13,6 +13,7 @@ import type { CollectionSearchDeps } from '../../src/kb/collection-search.ts';
 import type { ChunkRecord, CollectionRecord, DocumentRecord, NewChunk } from '../../src/kb/types.ts';
 import type { ChunkContentType } from '../../src/retrieval/types.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
+import { seededRandom } from '../fixtures-gen/seeded-random.ts';
 
 export interface Teardown {
   teardown(fn: () => unknown): void;
@@ -25,16 +26,7 @@ export function tempDir(t: Teardown, prefix = 'kb-search-'): string {
   return dir;
 }
 
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seededRandom;
 
 /** Ordinary business words: every chunk is made of them, so they are the collection's common words. */
 export const COMMON = (

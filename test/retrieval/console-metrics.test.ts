@@ -15,17 +15,9 @@ import { latencySummary, rankedTargets, scoreRuns, sourceStem, type Qrels } from
 import { beirSet, listSet, parseCorpus, parseQrels, parseQueries, SetError } from '../../console/src/eval/parse-set.ts';
 import { movement, movementCounts, rankRows, waterfall, type SearchTrace } from '../../console/src/search/trace-model.ts';
 import { buildTestApp } from '../helper.ts';
+import { seededRandom } from '../fixtures-gen/seeded-random.ts';
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 t.test('means over queries equal the server harness (graded, missing and empty rankings)', async (t) => {
   for (let seed = 1; seed <= 20; seed++) {
