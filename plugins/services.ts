@@ -33,6 +33,8 @@ const servicesPlugin: FastifyPluginAsync<ServicesPluginOptions> = async (app, op
   // (RedisStartupError, which src/server.ts prints), and what was started here is closed again.
   try {
     await services.redis?.start();
+    // Jobs, their progress and collection notices go through Redis too (src/kb/redis-job-queue.ts).
+    if (services.redis) await services.kb.attachDistributed?.(services.redis);
   } catch (err) {
     if (owned) await services.close();
     throw err;

@@ -20,6 +20,8 @@ export const EXTERNAL = [
   // loaded on first use (undici: esbuild's interop would hide a bundled CommonJS module's named
   // exports from a dynamic import)
   'undici', 'jsdom', 'linkedom', 'mammoth', 'xlsx', 'eld', 'eld/*',
+  // the ingestion queue (REDIS_URL only): BullMQ reads its Lua scripts from its package
+  'bullmq',
   // --reload and the source fallback
   'tsx', 'tsx/*',
 ];

@@ -67,6 +67,10 @@ export const ConfigSchema = Type.Object({
   INGEST_CONCURRENCY: Int(2, 1, 64),
   /** Documents that may wait in ingestion jobs, across all jobs; beyond, adding documents is OVERLOADED. */
   INGEST_QUEUE_MAX: Int(1_000, 1, 1_000_000),
+  /** With REDIS_URL: tries per document of an ingestion job when a try fails for a reason a retry may cure (exponential backoff from 2 s). */
+  INGEST_ATTEMPTS: Int(3, 1, 20),
+  /** With REDIS_URL: seconds without a heartbeat after which a document's worker is taken for dead and another worker takes the document. */
+  INGEST_STALLED_SECONDS: Int(30, 2, 3_600),
   /** Seconds one document of an ingestion job may take (download, extraction, embedding) before it fails. */
   INGEST_DOCUMENT_TIMEOUT: Type.Number({ default: 3_600, exclusiveMinimum: 0, maximum: 7 * 86_400 }),
   /** Pages of one PDF whose text is read (default as in src/extractors/pdf-page-limit.ts); later ones are noted in the content. */
@@ -96,12 +100,18 @@ export const ConfigSchema = Type.Object({
   SHUTDOWN_TIMEOUT: Type.Number({ default: 10, minimum: 0, maximum: 3600 }),
   /** Trust X-Forwarded-For from a reverse proxy (client IP for rate limits). */
   TRUST_PROXY: Bool(false),
+  /** all: serve the API and run ingestion; api: serve only (jobs go to the Redis queue); worker: run ingestion from the queue (its port serves /health). api and worker need REDIS_URL. Also --role. */
+  ROLE: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('worker')], { default: 'all' }),
   /** redis[s]://[user:password@]host:port[/db]. Empty: everything in-process, no Redis at all. Set: rate limits shared through it (src/redis/connection.ts). */
   REDIS_URL: Type.String({ default: '' }),
   /** When Redis is unreachable mid-run. open: rate limits are not enforced, serving goes on; closed: limited routes answer 503 RATE_LIMIT_UNAVAILABLE. */
   REDIS_FAILURE_MODE: Type.Union([Type.Literal('open'), Type.Literal('closed')], { default: 'open' }),
   /** Prefix of every Redis key this server writes (several deployments may share one Redis). */
   REDIS_KEY_PREFIX: Type.String({ default: 'rag:', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9:_.{}-]+$' }),
+  /** With REDIS_URL: bytes of downloaded documents all processes keep in Redis together (least recently used evicted first; TTL CACHE_TTL_SECONDS). 0: no shared tier, each process caches alone (src/cache/shared-download-cache.ts). */
+  REDIS_CACHE_MAX_BYTES: Int(256 * 1024 * 1024, 0, 2 ** 40),
+  /** With REDIS_URL: downloaded files larger than this are not put in the shared cache (the memory tier still keeps them). */
+  REDIS_CACHE_MAX_ENTRY_BYTES: Int(8 * 1024 * 1024, 1, 512 * 1024 * 1024),
 });
 
 export type RawConfig = Static<typeof ConfigSchema>;
@@ -194,6 +204,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (value.MAX_MEMORY_MB > 0 && value.MAX_MEMORY_MB < value.EXTRACT_MEMORY_MB) {
     throw new ConfigError('MAX_MEMORY_MB', `must be at least EXTRACT_MEMORY_MB (${value.EXTRACT_MEMORY_MB}), or no extraction could run (got ${value.MAX_MEMORY_MB})`);
+  }
+  if (value.ROLE !== 'all' && value.REDIS_URL === '') {
+    throw new ConfigError('ROLE', `${value.ROLE} needs REDIS_URL: separate API and worker processes share their ingestion queue through Redis (without it, run the default role all)`);
   }
   if (value.REDIS_URL !== '' && !/^rediss?:\/\/[^\s]+$/.test(value.REDIS_URL)) {
     // The value may hold a password: the message shows the scheme only.

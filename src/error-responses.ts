@@ -90,6 +90,12 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
       'so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry.',
     example: 'Rate limits cannot be checked: Redis (REDIS_URL) is unreachable and REDIS_FAILURE_MODE=closed; retry later',
   },
+  QUEUE_UNAVAILABLE: {
+    description:
+      'QUEUE_UNAVAILABLE: ingestion jobs go through the queue in Redis (REDIS_URL), which cannot be reached, so no job was taken; ' +
+      'searches and reads still work. Retry when Redis is back; /health says so.',
+    example: 'The ingestion queue in Redis cannot be reached (no answer within 3 s); retry when Redis is back',
+  },
   SHUTTING_DOWN: {
     description:
       'SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it.',

@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   OVERLOADED: 503,
   /** Rate limits cannot be checked (REDIS_URL unreachable) and REDIS_FAILURE_MODE=closed: retry later. */
   RATE_LIMIT_UNAVAILABLE: 503,
+  /** The ingestion queue (Redis, with REDIS_URL) cannot be reached: retry when Redis is back. */
+  QUEUE_UNAVAILABLE: 503,
   /** The server is stopping: a call still running at SHUTDOWN_TIMEOUT, or one that arrived meanwhile. */
   SHUTTING_DOWN: 503,
   TIMEOUT: 504,

@@ -1,6 +1,6 @@
 /**
  * The command line: `rag-document-server [--transport http|stdio] [--host H] [--port P]
- * [--workers N] [--reload] [--log-dir DIR]`. Loads .env when present, parses the configuration
+ * [--role all|api|worker] [--workers N] [--reload] [--log-dir DIR]`. Loads .env when present, parses the configuration
  * once (an invalid value exits naming the variable), then serves HTTP (REST + MCP at /mcp),
  * optionally in N worker processes, or MCP over stdio. SIGTERM/SIGINT stop accepting, let
  * in-flight calls finish up to SHUTDOWN_TIMEOUT, close resources and exit 0.
@@ -28,6 +28,8 @@ Options:
                           (env MCP_TRANSPORT; the flag wins)
   --host HOST             interface to bind (env HOST, default 127.0.0.1)
   --port PORT             port to bind (env PORT, default 8000; 0 picks a free one)
+  --role all|api|worker   all (default): serve and ingest; api: serve, jobs go to the Redis queue;
+                          worker: ingest from the queue (api and worker need REDIS_URL)
   --workers N             N worker processes sharing the port (one model copy each)
   --reload                restart on source changes (development; not with --workers > 1)
   --log-dir DIR           also write daily-rotating log files to DIR (env LOG_DIR)
@@ -45,6 +47,8 @@ export interface CliOptions {
   transport?: 'http' | 'stdio';
   host?: string;
   port?: string;
+  /** Unset: ROLE from the environment decides (default all). */
+  role?: 'all' | 'api' | 'worker';
   workers: number;
   reload: boolean;
   logDir?: string;
@@ -63,6 +67,7 @@ export function parseCli(argv: string[]): CliOptions {
         transport: { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
+        role: { type: 'string' },
         workers: { type: 'string', default: '1' },
         reload: { type: 'boolean', default: false },
         'log-dir': { type: 'string' },
@@ -75,6 +80,8 @@ export function parseCli(argv: string[]): CliOptions {
   }
   const transport = values.transport;
   if (transport !== undefined && transport !== 'http' && transport !== 'stdio') throw new UsageError(`--transport must be "http" or "stdio" (got ${JSON.stringify(transport)})`);
+  const role = values.role;
+  if (role !== undefined && role !== 'all' && role !== 'api' && role !== 'worker') throw new UsageError(`--role must be "all", "api" or "worker" (got ${JSON.stringify(role)})`);
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new UsageError(`--workers must be an integer from 1 to 256 (got ${JSON.stringify(values.workers)})`);
   if (values.reload && workers > 1) {
@@ -85,6 +92,7 @@ export function parseCli(argv: string[]): CliOptions {
     transport,
     host: values.host,
     port: values.port,
+    role,
     workers,
     reload: values.reload ?? false,
     logDir: values['log-dir'],
@@ -100,6 +108,7 @@ export function configFromCli(cli: CliOptions, env: Record<string, string | unde
   if (cli.port !== undefined) merged.PORT = cli.port;
   if (cli.transport !== undefined) merged.MCP_TRANSPORT = cli.transport;
   if (cli.logDir !== undefined) merged.LOG_DIR = cli.logDir;
+  if (cli.role !== undefined) merged.ROLE = cli.role;
   return loadConfig(merged);
 }
 

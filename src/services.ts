@@ -19,8 +19,9 @@ import type { CacheLayerStats } from './cache/ttl-cache.ts';
 import { KnowledgeBase } from './kb/knowledge-base.ts';
 import type { KnowledgeBaseApi } from './kb/types.ts';
 import { RedisConnection } from './redis/connection.ts';
+import { SharedDownloadCache } from './cache/shared-download-cache.ts';
 
-/** A cache kept on disk (e.g. persisted indexes); manage_cache reports and clears it with the memory layers. */
+/** A cache kept outside process memory (persisted indexes on disk, downloads in Redis); manage_cache reports and clears it with the memory layers. */
 export interface DiskCache {
   name: string;
   /** Removes every entry; resolves to the number removed. */
@@ -109,7 +110,20 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     ocr,
     log,
   });
-  const documents = new DocumentService({ config, caches, ocr, ...(opts.inlineExtraction ? {} : { pool: extraction }) });
+  // Only with REDIS_URL; nothing connects (and ioredis is not loaded) until redis.start().
+  const redis = config.REDIS_URL
+    ? new RedisConnection({ url: config.REDIS_URL, failureMode: config.REDIS_FAILURE_MODE, keyPrefix: config.REDIS_KEY_PREFIX, log })
+    : null;
+  // The download cache's second tier, shared by every process through Redis (REDIS_CACHE_MAX_BYTES 0: none).
+  const sharedDownloads = redis && config.REDIS_CACHE_MAX_BYTES > 0
+    ? new SharedDownloadCache({
+      redis, ttlMs: config.CACHE_TTL_SECONDS * 1000, maxBytes: config.REDIS_CACHE_MAX_BYTES, maxEntryBytes: config.REDIS_CACHE_MAX_ENTRY_BYTES,
+      maxDownloadBytes: config.MAX_DOWNLOAD_BYTES, policy: { allowPrivateNetworks: config.ALLOW_PRIVATE_NETWORKS, allowedHosts: config.allowedHosts }, log,
+    })
+    : null;
+  const documents = new DocumentService({
+    config, caches, ocr, ...(opts.inlineExtraction ? {} : { pool: extraction }), ...(sharedDownloads ? { sharedDownloads } : {}),
+  });
   const models = new ModelManager({ config, log });
   const disk = new DiskHealth({ dir: config.dataDir, minFreeMb: config.MIN_FREE_DISK_MB, probe: opts.diskProbe });
   void disk.check().then((d) => {
@@ -131,10 +145,6 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     documents, caches, models, store: indexes, disk,
     namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]],
   });
-  // Only with REDIS_URL; nothing connects (and ioredis is not loaded) until redis.start().
-  const redis = config.REDIS_URL
-    ? new RedisConnection({ url: config.REDIS_URL, failureMode: config.REDIS_FAILURE_MODE, keyPrefix: config.REDIS_KEY_PREFIX, log })
-    : null;
   const kb = new KnowledgeBase({ config, documents, caches, models, log, namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]] });
   // Eager, non-blocking: /health answers while models load; a missing model is remembered, not retried.
   if (opts.startModels !== false) models.start();
@@ -184,6 +194,10 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     },
   ];
   if (redis) healthReporters.push({ features: async () => ({ redis: { ...(await redis.health()) } }) });
+  if (sharedDownloads) {
+    diskCaches.push(sharedDownloads);
+    healthReporters.push({ features: () => ({ shared_download_cache: { ...sharedDownloads.health() } }) });
+  }
   return {
     config,
     caches,
@@ -205,6 +219,7 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
       await kb.close();
       caches.clear();
       await documents.close();
+      await sharedDownloads?.close();
       // Children first: their OCR calls need the OCR pool until they are gone.
       await extraction.close();
       await Promise.all([ocr.close(), models.close()]);

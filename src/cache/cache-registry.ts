@@ -15,6 +15,8 @@ export interface DownloadedFile {
   finalUrl?: string;
   /** sha256 of bytes, hex. */
   sha256: string;
+  /** The response's Cache-Control: no-store or private keep it out of the shared (Redis) tier. */
+  cacheControl?: string;
 }
 
 /** Anything the retrieval layer keeps per document; it may hold native resources. */

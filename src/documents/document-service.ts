@@ -79,6 +79,18 @@ export interface DocumentServiceDeps {
   detectLanguage?: DetectLanguage;
   /** Distinct URLs / documents that may be in flight at once before calls stop coalescing. */
   maxInFlight?: number;
+  /**
+   * The download cache's second tier, shared by every process (Redis; src/cache/shared-download-cache.ts):
+   * asked after the memory tier, before the origin; a failure there is a miss, never an error.
+   */
+  sharedDownloads?: SharedDownloadTier;
+}
+
+/** What the document service needs of a shared download tier. */
+export interface SharedDownloadTier {
+  get(url: string): Promise<DownloadedFile | undefined>;
+  /** Stores in the background; the caller does not wait. */
+  put(url: string, file: DownloadedFile): Promise<boolean>;
 }
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
@@ -108,7 +120,8 @@ export class DocumentService {
   private readonly inlineKinds: ReadonlySet<string>;
   private readonly pool?: ExtractionPool;
   private readonly detectLanguageFn?: DocumentServiceDeps['detectLanguage'];
-  private readonly downloads: SingleFlight<DownloadedFile>;
+  private readonly downloads: SingleFlight<{ file: DownloadedFile; shared: boolean }>;
+  private readonly shared?: SharedDownloadTier;
   private readonly extractions: SingleFlight<ProcessedDocument>;
   private counters = { downloads: 0, extractions: 0 };
 
@@ -120,6 +133,7 @@ export class DocumentService {
     this.inlineKinds = new Set(Object.keys(deps.extractors ?? {}));
     if (deps.pool) this.pool = deps.pool;
     this.detectLanguageFn = deps.detectLanguage;
+    if (deps.sharedDownloads) this.shared = deps.sharedDownloads;
     this.downloader = new Downloader({
       ...deps.download,
       policy: createAddressPolicy({
@@ -148,15 +162,23 @@ export class DocumentService {
     const url = parseDocumentUrl(source.url).href;
     const cached = this.caches.download.get(url);
     if (cached) return { ...cached, source: url, url, fromCache: true };
-    const file = await this.downloads.run(url, ctx.signal, async (signal) => {
+    const { file, shared } = await this.downloads.run(url, ctx.signal, async (signal) => {
+      // Another process may have downloaded it: the shared tier answers (or misses) within a short bound.
+      const fromShared = await this.shared?.get(url);
+      if (fromShared) {
+        ctx.log?.debug({ url, bytes: fromShared.bytes.length }, 'download served by the shared cache');
+        this.caches.download.set(url, fromShared);
+        return { file: fromShared, shared: true };
+      }
       this.counters.downloads++;
       const started = Date.now();
       const downloaded = await this.downloader.download(url, { signal, ...(ctx.log ? { log: ctx.log } : {}) });
       ctx.log?.debug({ url, bytes: downloaded.bytes.length, ms: Date.now() - started }, 'downloaded');
       this.caches.download.set(url, downloaded);
-      return downloaded;
+      void this.shared?.put(url, downloaded);
+      return { file: downloaded, shared: false };
     });
-    return { ...file, source: url, url, fromCache: false };
+    return { ...file, source: url, url, fromCache: shared };
   }
 
   /** Fetch, detect, extract (document cache, coalesced), then URLs and language. */

@@ -320,12 +320,14 @@ export class Downloader {
     }
     const contentDisposition = header(res.headers, 'content-disposition');
     const contentType = header(res.headers, 'content-type');
+    const cacheControl = header(res.headers, 'cache-control');
     const filename = filenameFromDisposition(contentDisposition) ?? filenameFromUrl(url);
     return {
       bytes,
       ...(contentType ? { contentType } : {}),
       ...(contentDisposition ? { contentDisposition } : {}),
       ...(filename ? { filename } : {}),
+      ...(cacheControl ? { cacheControl } : {}),
       finalUrl: url.href,
       sha256: hash.digest('hex'),
     };

@@ -14,10 +14,31 @@
  * version, and every file matches it; anything else (missing, stale, corrupt, another analyzer or
  * embedder) is logged with the reason and rebuilt from the store in time slices. Commits, removals
  * and persists run one at a time in order (one queue), so a snapshot never mixes two versions.
+ *
+ * Several processes on one DATA_DIR (API replicas, ingestion workers) commit to the same SQLite
+ * file, so an open index can fall behind the store. Catch-up brings it to the store's version by
+ * diffing id sets: chunk rows are immutable once committed and ids never reused (kb-store.ts), so
+ * the held ids missing from the store are removed and the store's ids missing here are read (rows
+ * and vectors, in batches) and added; the result scores exactly as a rebuild (BM25 statistics are
+ * exact; HNSW gets the same points, inserted in another order). A snapshot at an OLDER version of
+ * the same collection is loaded and caught up rather than rebuilt. A store without the catch-up
+ * reads (test fakes) keeps the old behaviour: stale snapshots are rebuilt, commits applied as given.
+ *
+ * Snapshot writers exclude each other across processes with a lease row in SQLite's meta table
+ * (KbStore.acquireLease: an IMMEDIATE transaction, so exactly one process holds it; a dead holder's
+ * lease expires after LEASE_TTL_MS). The writer renews it before each file and checks it before the
+ * manifest rename that publishes the snapshot, skips the write when the folder already holds a
+ * snapshot at its version or newer (replicas catching up the same commit write once), and a
+ * persist that finds the lease taken leaves `persistPending` set for its caller to retry. SQLite is
+ * the one lock every process on the volume already shares, so no Redis and no lock files (which
+ * need stale detection by pid or mtime that a shared volume makes unreliable). A reader that finds
+ * a mismatched snapshot while another process holds the lease waits for it and reads once more.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { setImmediate as yieldTurn, setTimeout as sleep } from 'node:timers/promises';
 import { toolError } from '../errors.ts';
 import { Analyzer } from '../retrieval/tokenizer.ts';
 import type { HnswParams } from '../retrieval/store/hnsw.ts';
@@ -32,6 +53,39 @@ const MANIFEST = 'manifest.json';
 const LEXICAL = 'lexical.bin';
 const DENSE = 'dense.hnsw';
 const REBUILD_BATCH = 2048;
+/** Chunks read from the store per catch-up step (rows and vectors of new ids). */
+const CATCH_UP_BATCH = 512;
+/** Live ids read per page while listing a collection (~2 ms each), and tries before one big read. */
+const ID_PAGE = 8192;
+const ID_PAGE_TRIES = 3;
+/** Ids checked per turn of the event loop in the diff. */
+const DIFF_STEP = 16384;
+/** A snapshot writer's lease; renewed before each file, so it only lapses when a writer stalls this long. */
+const LEASE_TTL_MS = 60_000;
+/** How long an open waits for another process's snapshot write before it rebuilds. */
+const LEASE_WAIT_MS = 10_000;
+
+/** Store reads beyond the rebuild's: diffing ids, reading new rows and vectors, and the snapshot lease. */
+export type CatchUpStore = Pick<
+  KbStoreApi,
+  'collectionChunkIds' | 'collectionState' | 'chunkIdPage' | 'getChunks' | 'chunkVectors' | 'acquireLease' | 'releaseLease' | 'leaseHolder'
+>;
+/** What the indexes read from the store; without the catch-up reads, stale indexes are rebuilt. */
+export type IndexStore = Pick<KbStoreApi, 'iterateChunks' | 'iterateVectors'> & Partial<CatchUpStore>;
+
+function catchUpStore(store: IndexStore): CatchUpStore | null {
+  const s = store as Partial<CatchUpStore>;
+  return s.collectionChunkIds && s.collectionState && s.chunkIdPage && s.getChunks && s.chunkVectors && s.acquireLease && s.releaseLease && s.leaseHolder ? (store as CatchUpStore) : null;
+}
+
+/** What one catch-up did. */
+export interface CatchUpResult {
+  from: number;
+  to: number;
+  added: number;
+  removed: number;
+  ms: number;
+}
 
 export interface IndexLog {
   info(obj: object, msg?: string): void;
@@ -61,7 +115,7 @@ interface Manifest {
   checksum?: string;
 }
 
-export type IndexSource = 'snapshot' | 'rebuild';
+export type IndexSource = 'snapshot' | 'snapshot+catch-up' | 'rebuild';
 
 export class CollectionIndexes {
   readonly dir: string;
@@ -74,8 +128,16 @@ export class CollectionIndexes {
   private queue: Promise<unknown> = Promise.resolve();
   /** A persist queued but not started yet: later calls share it. */
   private queuedPersist: Promise<void> | null = null;
+  /** A catch-up queued but not started yet: later calls share it (it reads the store when it starts). */
+  private queuedCatchUp: Promise<CatchUpResult | null> | null = null;
   private destroyed = false;
+  /** The last persist found another process writing this folder: the caller retries later. */
+  private persistBusy = false;
+  private readonly sync: CatchUpStore | null;
+  /** This instance as a lease owner (host, pid, random: two indexes in one process differ). */
+  private readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly log?: IndexLog;
+  private lastCatchUp: CatchUpResult | null = null;
   private readonly info: { source: IndexSource; reason: string | null; open_ms: number; last_persist_ms: number | null; persisted_at: string | null };
 
   private constructor(
@@ -86,7 +148,9 @@ export class CollectionIndexes {
     version: number,
     log: IndexLog | undefined,
     info: CollectionIndexes['info'],
+    sync: CatchUpStore | null = null,
   ) {
+    this.sync = sync;
     this.dir = dir;
     this.collectionId = collection.id;
     this.collectionName = collection.name;
@@ -105,26 +169,54 @@ export class CollectionIndexes {
   static async open(
     dir: string,
     collection: CollectionRecord,
-    store: Pick<KbStoreApi, 'iterateChunks' | 'iterateVectors'>,
+    store: IndexStore,
     opts: CollectionIndexesOptions = {},
   ): Promise<CollectionIndexes> {
     const started = performance.now();
     const analyzer = opts.analyzer ?? new Analyzer();
-    const loaded = await loadSnapshot(dir, collection, analyzer, opts.hnsw, opts.signal);
+    const sync = catchUpStore(store);
+    let loaded = await loadSnapshot(dir, collection, analyzer, opts.hnsw, opts.signal, sync !== null);
+    if (!loaded.ok && sync && loaded.reason !== 'no snapshot' && (await waitForWriter(sync, leaseKey(collection.id), opts.signal))) {
+      // Read while another process was writing it: read again now that the write is over.
+      loaded = await loadSnapshot(dir, collection, analyzer, opts.hnsw, opts.signal, true);
+    }
     if (loaded.ok) {
-      const ix = new CollectionIndexes(dir, collection, loaded.lexical, loaded.dense, collection.version, opts.log, {
+      const ix = new CollectionIndexes(dir, collection, loaded.lexical, loaded.dense, loaded.version, opts.log, {
         source: 'snapshot',
         reason: null,
-        open_ms: Math.round(performance.now() - started),
+        open_ms: 0,
         last_persist_ms: null,
         persisted_at: null,
-      });
-      ix.persistedVersion = collection.version;
-      opts.log?.info(
-        { event: 'kb.index_loaded', collection: collection.name, version: collection.version, chunks: ix.lex.size, ms: ix.info.open_ms },
-        'collection index loaded from its snapshot',
-      );
-      return ix;
+      }, sync);
+      ix.persistedVersion = loaded.version;
+      let caughtUp: CatchUpResult | null = null;
+      if (sync) {
+        try {
+          // Nobody else holds the object yet: the queue is empty, run it directly.
+          caughtUp = await ix.runCatchUp(opts.signal);
+        } catch (err) {
+          if (opts.signal?.aborted || (err as { code?: string }).code === 'NOT_FOUND') throw err;
+          loaded = { ok: false, reason: `catch-up from the snapshot at version ${loaded.version} failed: ${errorText(err)}` };
+        }
+      }
+      if (loaded.ok) {
+        if (caughtUp) ix.info.source = 'snapshot+catch-up';
+        ix.info.open_ms = Math.round(performance.now() - started);
+        opts.log?.info(
+          {
+            event: 'kb.index_loaded',
+            collection: collection.name,
+            version: ix.ver,
+            snapshot_version: loaded.version,
+            chunks: ix.lex.size,
+            ...(caughtUp ? { caught_up: { added: caughtUp.added, removed: caughtUp.removed, ms: caughtUp.ms } } : {}),
+            ms: ix.info.open_ms,
+          },
+          caughtUp ? 'collection index loaded from an older snapshot and caught up with the store' : 'collection index loaded from its snapshot',
+        );
+        if (caughtUp && opts.persistAfterRebuild !== false) ix.persistInBackground();
+        return ix;
+      }
     }
     opts.log?.warn({ event: 'kb.index_rebuild', collection: collection.name, version: collection.version, reason: loaded.reason }, `rebuilding the collection index: ${loaded.reason}`);
     const lexical = new CollectionLexicalIndex(analyzer);
@@ -138,24 +230,30 @@ export class CollectionIndexes {
     }
     if (batch.length > 0) await lexical.addSliced(batch, opts.signal);
     let dense: CollectionDenseIndex | null = null;
-    if (collection.embedder) dense = await rebuildDense(collection, store, opts.hnsw, opts.signal);
+    // Only chunks the lexical pass saw: a commit by another process between the passes must not
+    // leave dense points the lexical index lacks (catch-up relies on dense ids ⊆ lexical ids).
+    if (collection.embedder) dense = await rebuildDense(collection, store, opts.hnsw, opts.signal, (id) => lexical.has(id));
+    // Tagged with the version read before the batches: a commit by another process during them may
+    // be partly in, and its higher version makes the next check catch up (the diff converges).
     const ix = new CollectionIndexes(dir, collection, lexical, dense, collection.version, opts.log, {
       source: 'rebuild',
       reason: loaded.reason,
       open_ms: Math.round(performance.now() - started),
       last_persist_ms: null,
       persisted_at: null,
-    });
+    }, sync);
     opts.log?.info(
       { event: 'kb.index_rebuilt', collection: collection.name, version: collection.version, chunks: lexical.size, vectors: dense?.size ?? null, ms: ix.info.open_ms },
       'collection index rebuilt from the store',
     );
-    if (opts.persistAfterRebuild !== false) {
-      ix.persist().catch((err) =>
-        opts.log?.warn({ event: 'kb.persist_failed', collection: collection.name, err: errorText(err) }, 'index snapshot not saved; it is rebuilt again at the next open'),
-      );
-    }
+    if (opts.persistAfterRebuild !== false) ix.persistInBackground();
     return ix;
+  }
+
+  private persistInBackground(): void {
+    this.persist().catch((err) =>
+      this.log?.warn({ event: 'kb.persist_failed', collection: this.collectionName, err: errorText(err) }, 'index snapshot not saved; it is rebuilt again at the next open'),
+    );
   }
 
   get version(): number {
@@ -181,6 +279,12 @@ export class CollectionIndexes {
   apply(commit: CommitResult, collection?: Pick<CollectionRecord, 'embedder' | 'dimension'>): Promise<void> {
     return this.enqueue(async () => {
       if (commit.version <= this.ver) return;
+      if (this.sync && commit.version !== this.ver + 1) {
+        // Another process committed in between: applying this one alone would claim its version
+        // without the ones before it. The catch-up reads the store, which holds them all.
+        await this.runCatchUp();
+        return;
+      }
       await this.removeFromBoth(commit.removedChunkIds);
       await this.lex.addSliced(commit.added);
       if (commit.vectors && commit.vectors.length > 0) {
@@ -205,9 +309,132 @@ export class CollectionIndexes {
   removeChunks(version: number, ids: readonly number[]): Promise<void> {
     return this.enqueue(async () => {
       if (version <= this.ver) return;
+      if (this.sync && version !== this.ver + 1) {
+        await this.runCatchUp();
+        return;
+      }
       await this.removeFromBoth(ids);
       this.ver = version;
     });
+  }
+
+  /**
+   * Brings the indexes to the store's current version (see the file comment), unless they are at
+   * `minVersion` already. Coalesced: calls made while one is waiting to start share it, and it
+   * reads the store when it starts, so it covers every version its callers saw. Resolves with what
+   * it did (null: nothing to do); NOT_FOUND when the collection is gone. Runs in time slices.
+   */
+  catchUp(minVersion?: number): Promise<CatchUpResult | null> {
+    if (!this.sync) return Promise.reject(toolError('INTERNAL_ERROR', 'This store cannot catch indexes up; reopen them'));
+    if (minVersion !== undefined && this.ver >= minVersion) return Promise.resolve(null);
+    if (this.queuedCatchUp) return this.queuedCatchUp;
+    let result: CatchUpResult | null = null;
+    const p = this.enqueue(async () => {
+      this.queuedCatchUp = null;
+      if (this.destroyed) return;
+      result = await this.runCatchUp();
+    }).then(() => result);
+    this.queuedCatchUp = p;
+    return p;
+  }
+
+  /** The diff itself; callers hold the queue (or own the object, at open). */
+  private async runCatchUp(signal?: AbortSignal): Promise<CatchUpResult | null> {
+    const store = this.sync!;
+    const started = performance.now();
+    const live = await this.readLiveIds(store);
+    if (!live) throw toolError('NOT_FOUND', `Collection "${this.collectionName}" no longer exists`);
+    if (live.version <= this.ver) return null;
+    const from = this.ver;
+    // New: live ids this index lacks. Removed: held ids no longer live, looked for only when the
+    // counts say some are (a commit that only added leaves none). The dense index holds a subset
+    // of the lexical one's ids (every path adds both, the rebuild filters), so one list serves both.
+    const added: number[] = [];
+    for (let i = 0; i < live.ids.length; i++) {
+      const id = live.ids[i]!;
+      if (!this.lex.has(id)) added.push(id);
+      if (i % DIFF_STEP === DIFF_STEP - 1) await yieldTurn();
+    }
+    let removed: number[] = [];
+    if (this.lex.size > live.ids.length - added.length) {
+      const liveSet = new Set<number>();
+      for (let i = 0; i < live.ids.length; i++) {
+        liveSet.add(live.ids[i]!);
+        if (i % DIFF_STEP === DIFF_STEP - 1) await yieldTurn();
+      }
+      removed = this.lex.ids().filter((id) => !liveSet.has(id));
+      await yieldTurn();
+    }
+    this.lex.remove(removed, { deferCompaction: true });
+    this.den?.remove(removed);
+    if (this.lex.needsCompaction) await this.lex.compactSliced();
+    if (!this.den && live.embedder && live.dimension) {
+      this.den = await CollectionDenseIndex.create({ embedderId: live.embedder, dimension: live.dimension });
+    }
+    let addedCount = 0;
+    for (let i = 0; i < added.length; i += CATCH_UP_BATCH) {
+      const ids = added.slice(i, i + CATCH_UP_BATCH);
+      // A row deleted since the id list was read is simply absent; that commit's higher version
+      // makes the next check run again.
+      const rows = store.getChunks(ids);
+      await this.lex.addSliced(
+        rows.map((c) => ({ id: c.id, text: c.text, heading_path: c.heading_path })),
+        signal,
+      );
+      addedCount += rows.length;
+      if (this.den) {
+        const vectors = store.chunkVectors(rows.map((c) => c.id));
+        if (vectors.length > 0) {
+          await this.den.add(
+            vectors.map((v) => v.id),
+            vectors.map((v) => v.vector),
+            signal,
+          );
+        }
+      }
+      await yieldTurn();
+    }
+    this.ver = live.version;
+    const result: CatchUpResult = { from, to: live.version, added: addedCount, removed: removed.length, ms: Math.round(performance.now() - started) };
+    this.lastCatchUp = result;
+    this.log?.info({ event: 'kb.index_caught_up', collection: this.collectionName, ...result }, 'collection index caught up with the store');
+    return result;
+  }
+
+  /**
+   * The collection's live ids with the version they belong to. Read in pages (the event loop gets
+   * a turn between them) and kept when the version is the same after the last page as before the
+   * first: every change of chunks bumps it in the same transaction, so the pages saw one state.
+   * After ID_PAGE_TRIES busy tries, one read transaction (one WAL snapshot) does it at once.
+   */
+  private async readLiveIds(store: CatchUpStore): Promise<{ version: number; embedder: string | null; dimension: number | null; ids: number[] } | null> {
+    for (let attempt = 0; attempt < ID_PAGE_TRIES; attempt++) {
+      const head = store.collectionState(this.collectionId);
+      if (!head) return null;
+      if (head.version <= this.ver) return { ...head, ids: [] };
+      const ids: number[] = [];
+      for (let last = 0; ; ) {
+        const page = store.chunkIdPage(this.collectionId, last, ID_PAGE);
+        for (const id of page) ids.push(id);
+        if (page.length < ID_PAGE) break;
+        last = page[page.length - 1]!;
+        await yieldTurn();
+      }
+      const tail = store.collectionState(this.collectionId);
+      if (!tail) return null;
+      if (tail.version === head.version) return { ...head, ids };
+    }
+    return store.collectionChunkIds(this.collectionId);
+  }
+
+  /** Whether the last persist was skipped because another process was writing the snapshot. */
+  get persistPending(): boolean {
+    return this.persistBusy && this.persistedVersion !== this.ver && !this.destroyed;
+  }
+
+  /** Stops future persists without touching the files (another process deleted the collection). */
+  retire(): void {
+    this.destroyed = true;
   }
 
   /** Removes from both indexes; a compaction that falls due runs in time slices. */
@@ -247,6 +474,7 @@ export class CollectionIndexes {
       persisted_version: this.persistedVersion,
       source: this.info.source,
       rebuild_reason: this.info.reason,
+      last_catch_up: this.lastCatchUp,
       open_ms: this.info.open_ms,
       last_persist_ms: this.info.last_persist_ms,
       persisted_at: this.info.persisted_at,
@@ -263,7 +491,45 @@ export class CollectionIndexes {
     return run;
   }
 
+  /** writeSnapshot under the cross-process lease (see the file comment); without a lease store, directly. */
   private async writeSnapshot(): Promise<void> {
+    this.persistBusy = false;
+    const store = this.sync;
+    if (!store) return this.writeSnapshotFiles(() => {});
+    const key = leaseKey(this.collectionId);
+    if (!store.acquireLease(key, this.owner, LEASE_TTL_MS)) {
+      this.persistBusy = true;
+      return;
+    }
+    try {
+      if (store.collectionState(this.collectionId) === null) {
+        this.destroyed = true; // deleted by another process: nothing to save
+        return;
+      }
+      const onDisk = await readManifestVersion(this.dir, this.collectionId);
+      if (onDisk !== null && onDisk >= this.ver) {
+        // Another process saved this version (or a newer one) already.
+        this.persistedVersion = this.ver;
+        return;
+      }
+      await this.writeSnapshotFiles(() => {
+        if (!store.acquireLease(key, this.owner, LEASE_TTL_MS)) throw toolError('INTERNAL_ERROR', 'The index snapshot lease lapsed during the write; another process took it');
+      });
+      // Deleted by another process meanwhile: its folder removal may have run before our files.
+      if (store.collectionState(this.collectionId) === null) {
+        this.destroyed = true;
+        await fs.rm(this.dir, { recursive: true, force: true });
+      }
+    } finally {
+      try {
+        store.releaseLease(key, this.owner);
+      } catch {
+        // it expires by itself
+      }
+    }
+  }
+
+  private async writeSnapshotFiles(renew: () => void): Promise<void> {
     const started = performance.now();
     const version = this.ver;
     await fs.mkdir(this.dir, { recursive: true });
@@ -280,6 +546,7 @@ export class CollectionIndexes {
     }
     let dense: Manifest['dense'] = null;
     const denseFile = path.join(this.dir, DENSE);
+    renew();
     if (this.den) {
       await this.den.save(denseFile);
       dense = { sha256: sha256(await fs.readFile(`${denseFile}.json`)) };
@@ -303,6 +570,7 @@ export class CollectionIndexes {
     const mTmp = mFile + tag;
     try {
       await writeFileSynced(mTmp, JSON.stringify(manifest));
+      renew();
       await fs.rename(mTmp, mFile);
       await fsyncDir(this.dir);
     } catch (err) {
@@ -315,10 +583,20 @@ export class CollectionIndexes {
   }
 }
 
-type Loaded = { ok: true; lexical: CollectionLexicalIndex; dense: CollectionDenseIndex | null } | { ok: false; reason: string };
+type Loaded = { ok: true; lexical: CollectionLexicalIndex; dense: CollectionDenseIndex | null; version: number } | { ok: false; reason: string };
 
-/** The snapshots under `dir` when they are whole and at the collection's version, else why not. */
-async function loadSnapshot(dir: string, c: CollectionRecord, analyzer: Analyzer, hnsw?: Partial<HnswParams>, signal?: AbortSignal): Promise<Loaded> {
+/**
+ * The snapshots under `dir` when they are whole and at the collection's version (or, with
+ * `allowOlder`, at an older one, to be caught up), else why not.
+ */
+async function loadSnapshot(
+  dir: string,
+  c: CollectionRecord,
+  analyzer: Analyzer,
+  hnsw?: Partial<HnswParams>,
+  signal?: AbortSignal,
+  allowOlder = false,
+): Promise<Loaded> {
   const no = (reason: string): Loaded => ({ ok: false, reason });
   let raw: string;
   try {
@@ -335,9 +613,11 @@ async function loadSnapshot(dir: string, c: CollectionRecord, analyzer: Analyzer
   if (typeof m !== 'object' || m === null || m.checksum !== manifestChecksum(m)) return no('snapshot manifest fails its checksum');
   if (m.format !== COLLECTION_INDEX_FORMAT) return no(`snapshot format ${m.format}, expected ${COLLECTION_INDEX_FORMAT}`);
   if (m.collection_id !== c.id) return no(`snapshot of collection ${m.collection_id}, not ${c.id}`);
-  if (m.version !== c.version) return no(`snapshot at version ${m.version}, collection at ${c.version}`);
+  if (typeof m.version !== 'number' || m.version > c.version || (!allowOlder && m.version !== c.version)) return no(`snapshot at version ${m.version}, collection at ${c.version}`);
   if (m.analyzer !== analyzer.signature) return no(`snapshot built by analyzer ${m.analyzer}, not ${analyzer.signature}`);
-  if ((m.embedder ?? null) !== (c.embedder ?? null)) return no(`snapshot for embedder ${m.embedder ?? 'none'}, collection uses ${c.embedder ?? 'none'}`);
+  // An older snapshot of a then lexical-only collection may lack the embedder chosen since: caught up.
+  const embedderFits = (m.embedder ?? null) === (c.embedder ?? null) || (allowOlder && m.version < c.version && m.embedder === null);
+  if (!embedderFits) return no(`snapshot for embedder ${m.embedder ?? 'none'}, collection uses ${c.embedder ?? 'none'}`);
   let lexical: CollectionLexicalIndex;
   try {
     const buf = await fs.readFile(path.join(dir, LEXICAL));
@@ -349,7 +629,7 @@ async function loadSnapshot(dir: string, c: CollectionRecord, analyzer: Analyzer
   }
   if (lexical.size !== m.chunks) return no('lexical snapshot does not match its manifest');
   let dense: CollectionDenseIndex | null = null;
-  if (c.embedder) {
+  if (c.embedder && m.embedder !== null) {
     if (!m.dense || m.dimension === null) return no('dense snapshot missing');
     try {
       const denseFile = path.join(dir, DENSE);
@@ -359,14 +639,41 @@ async function loadSnapshot(dir: string, c: CollectionRecord, analyzer: Analyzer
       return no(`dense snapshot unusable: ${errorText(err)}`);
     }
   }
-  return { ok: true, lexical, dense };
+  return { ok: true, lexical, dense, version: m.version };
 }
+
+function leaseKey(collectionId: number): string {
+  return `index-snapshot:${collectionId}`;
+}
+
+/** Waits (bounded) while another process holds the snapshot lease; true when one did. */
+async function waitForWriter(store: CatchUpStore, key: string, signal?: AbortSignal): Promise<boolean> {
+  if (store.leaseHolder(key) === null) return false;
+  const until = Date.now() + LEASE_WAIT_MS;
+  while (store.leaseHolder(key) !== null && Date.now() < until) {
+    await sleep(50, undefined, signal ? { signal } : {});
+  }
+  return true;
+}
+
+/** The version of the whole manifest in `dir` for this collection, or null. */
+async function readManifestVersion(dir: string, collectionId: number): Promise<number | null> {
+  try {
+    const m = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), 'utf8')) as Manifest;
+    if (m.checksum !== manifestChecksum(m) || m.format !== COLLECTION_INDEX_FORMAT || m.collection_id !== collectionId) return null;
+    return m.version;
+  } catch {
+    return null;
+  }
+}
+
 
 async function rebuildDense(
   c: CollectionRecord,
-  store: Pick<KbStoreApi, 'iterateVectors'>,
+  store: Pick<IndexStore, 'iterateVectors'>,
   hnsw: Partial<HnswParams> | undefined,
   signal?: AbortSignal,
+  accept: (id: number) => boolean = () => true,
 ): Promise<CollectionDenseIndex | null> {
   let dense: CollectionDenseIndex | null = c.dimension ? await CollectionDenseIndex.create({ embedderId: c.embedder!, dimension: c.dimension, params: hnsw }) : null;
   let ids: number[] = [];
@@ -378,6 +685,7 @@ async function rebuildDense(
     vectors = [];
   };
   for (const { id, vector } of store.iterateVectors(c.id, REBUILD_BATCH)) {
+    if (!accept(id)) continue;
     ids.push(id);
     vectors.push(vector);
     if (ids.length === REBUILD_BATCH) await flush();

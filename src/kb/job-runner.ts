@@ -65,7 +65,7 @@ export interface NewItem {
   upload?: { bytes: Buffer; contentType?: string };
 }
 
-const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
+export const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
 const ENDED: ReadonlySet<JobStatus> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
 const PROGRESS_SAVE_MS = 1_000;
 const SAVE_AT_ONCE_MAX_ITEMS = 200;
@@ -107,7 +107,7 @@ export function jobFraction(job: JobRecord): number {
   return job.items.reduce((s, i) => s + itemFraction(i), 0) / job.items.length;
 }
 
-function countsOf(items: JobItem[]): JobRecord['counts'] {
+export function countsOf(items: JobItem[]): JobRecord['counts'] {
   const c = { total: items.length, done: 0, skipped: 0, failed: 0, cancelled: 0 };
   for (const i of items) {
     if (i.stage === 'done') c.done++;
@@ -118,7 +118,7 @@ function countsOf(items: JobItem[]): JobRecord['counts'] {
   return c;
 }
 
-const emptyProgress = (): ItemProgress => ({ pages_done: null, pages_total: null, chunks_embedded: null, chunks_total: null });
+export const emptyProgress = (): ItemProgress => ({ pages_done: null, pages_total: null, chunks_embedded: null, chunks_total: null });
 
 interface LiveJob {
   record: JobRecord;
@@ -130,6 +130,32 @@ interface LiveJob {
   saveTimer: NodeJS.Timeout | null;
   cancelRequested: boolean;
   lastTurn: number;
+}
+
+/** The final status of a job whose items have all ended. */
+export function endStatus(job: JobRecord, cancelRequested: boolean): JobStatus {
+  const c = job.counts;
+  if (cancelRequested) return 'cancelled';
+  if (c.failed === 0) return 'succeeded';
+  if (c.failed === c.total) return 'failed';
+  return 'partial';
+}
+
+/** The event a job's end sends its listeners. */
+export function jobEndEvent(job: JobRecord): JobEvent {
+  const c = job.counts;
+  return {
+    job_id: job.id,
+    type: 'job',
+    fraction: 1,
+    job: { id: job.id, status: job.status, reason: job.reason, counts: { ...c } },
+    message: `job ${job.status}: ${c.done} done, ${c.skipped} skipped, ${c.failed} failed, ${c.cancelled} cancelled of ${c.total}${job.reason ? ` (${job.reason})` : ''}`,
+  };
+}
+
+/** A progress or item event of one item. */
+export function itemEvent(job: JobRecord, type: 'progress' | 'item', item: JobItem, message: string): JobEvent {
+  return { job_id: job.id, type, fraction: jobFraction(job), item: structuredClone(item), message };
 }
 
 export class JobRunner {
@@ -487,10 +513,7 @@ export class JobRunner {
     if (live.saveTimer) clearTimeout(live.saveTimer);
     job.counts = countsOf(job.items);
     const c = job.counts;
-    if (live.cancelRequested) job.status = 'cancelled';
-    else if (c.failed === 0) job.status = 'succeeded';
-    else if (c.failed === c.total) job.status = 'failed';
-    else job.status = 'partial';
+    job.status = endStatus(job, live.cancelRequested);
     if (job.status === 'failed' && !job.reason) job.reason = c.total === 1 ? 'its document failed' : 'every document failed';
     job.finished_at = now();
     this.live.delete(job.id);
@@ -552,19 +575,12 @@ export class JobRunner {
 
   private emit(live: LiveJob, type: 'progress' | 'item', item: JobItem, message: string): void {
     if (live.listeners.size === 0) return;
-    const e: JobEvent = { job_id: live.record.id, type, fraction: jobFraction(live.record), item: structuredClone(item), message };
+    const e = itemEvent(live.record, type, item, message);
     for (const l of live.listeners) safeCall(l, e);
   }
 
   private jobEvent(job: JobRecord): JobEvent {
-    const c = job.counts;
-    return {
-      job_id: job.id,
-      type: 'job',
-      fraction: 1,
-      job: { id: job.id, status: job.status, reason: job.reason, counts: { ...c } },
-      message: `job ${job.status}: ${c.done} done, ${c.skipped} skipped, ${c.failed} failed, ${c.cancelled} cancelled of ${c.total}${job.reason ? ` (${job.reason})` : ''}`,
-    };
+    return jobEndEvent(job);
   }
 
   private readOptions(id: string): JobOptions | null {
@@ -588,7 +604,7 @@ export class JobRunner {
   }
 }
 
-function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
+export function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
   try {
     l(e);
   } catch {
@@ -597,7 +613,7 @@ function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
 }
 
 /** temp file in the same folder, fsync, rename: a reader sees the whole file or none. */
-async function writeAtomic(file: string, data: Buffer): Promise<void> {
+export async function writeAtomic(file: string, data: Buffer): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.p${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fh = await fs.open(tmp, 'w');

@@ -126,6 +126,7 @@ interface JobRow {
   started_at: string | null;
   finished_at: string | null;
   resumed: number;
+  cancel_requested: number;
 }
 
 const CHUNK_COLUMNS = 'id, document_id, collection_id, ord, text, page_start, page_end, heading_path, char_start, char_end, importance, content_type';
@@ -143,7 +144,8 @@ function toChunk(r: ChunkRow): ChunkRecord {
 }
 
 function toJob(r: JobRow): JobRecord {
-  return { ...r, items: JSON.parse(r.items) as JobRecord['items'], counts: JSON.parse(r.counts) as JobRecord['counts'] };
+  const { cancel_requested: _cancel, ...rest } = r;
+  return { ...rest, items: JSON.parse(r.items) as JobRecord['items'], counts: JSON.parse(r.counts) as JobRecord['counts'] };
 }
 
 function pageWindow(offset: number | undefined, limit: number | undefined): { offset: number; limit: number } {
@@ -255,6 +257,7 @@ export class KbStore implements KbStoreApi {
       ),
       job: db.prepare('SELECT * FROM jobs WHERE id = ?'),
       unfinishedJobs: db.prepare("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id"),
+      setCancelRequested: db.prepare('UPDATE jobs SET cancel_requested = ? WHERE id = ?'),
     };
   }
 
@@ -683,6 +686,30 @@ export class KbStore implements KbStoreApi {
     return this.guard('read failed', () => (this.s.unfinishedJobs.all() as JobRow[]).map(toJob));
   }
 
+  /**
+   * Read-modify-write of one job in one IMMEDIATE transaction, so processes that update items of
+   * the same job at once (ingestion workers) serialize on SQLite's write lock and none loses
+   * another's change. `mutate` may set flags.cancelRequested; returning false writes nothing.
+   * null when the job is gone.
+   */
+  updateJob(id: string, mutate: (job: JobRecord, flags: { cancelRequested: boolean }) => void | false): JobRecord | null {
+    return this.tx('cannot record the job', () => {
+      const r = this.s.job.get(id) as JobRow | undefined;
+      if (!r) return null;
+      const job = toJob(r);
+      const flags = { cancelRequested: r.cancel_requested === 1 };
+      if (mutate(job, flags) === false) return job;
+      this.s.updateJob.run(this.jobParams(job));
+      if (flags.cancelRequested !== (r.cancel_requested === 1)) this.s.setCancelRequested.run(flags.cancelRequested ? 1 : 0, id);
+      return job;
+    });
+  }
+
+  /** Whether cancelling the job was asked for (by any process); false for an unknown job. */
+  jobCancelRequested(id: string): boolean {
+    return this.guard('read failed', () => (this.s.job.get(id) as JobRow | undefined)?.cancel_requested === 1);
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -694,5 +721,98 @@ export class KbStore implements KbStoreApi {
       // best effort: without the mark the next open runs quick_check
     }
     this.db.close();
+  }
+
+  // ---- shared DATA_DIR: index catch-up and snapshot leases (several processes, one file) ----
+  // Chunk rows (and their vectors) are immutable once committed: replaceDocument deletes a
+  // document's old rows and inserts new ones under fresh AUTOINCREMENT ids, nothing UPDATEs them.
+  // So an index that holds a chunk id holds that chunk's current content, and bringing an index
+  // up to date is a diff of id sets.
+
+  /**
+   * Addition to KbStoreApi: the collection's version, embedder and live chunk ids (ascending),
+   * read in one read transaction (one WAL snapshot: the ids are exactly those of that version);
+   * null when the collection is gone. An index-only scan of chunks_by_collection_id.
+   */
+  collectionChunkIds(collectionId: number): { version: number; embedder: string | null; dimension: number | null; ids: number[] } | null {
+    return this.guard('read failed', () =>
+      this.db
+        .transaction(() => {
+          const c = this.s.collectionById.get(collectionId) as CollectionRecord | undefined;
+          if (!c) return null;
+          const ids = this.stmt('SELECT id FROM chunks WHERE collection_id = ? ORDER BY id').pluck().all(collectionId) as number[];
+          return { version: c.version, embedder: c.embedder, dimension: c.dimension, ids };
+        })
+        .deferred(),
+    );
+  }
+
+  /** Addition to KbStoreApi: the collection's version and embedder, or null when it is gone (a cheap point read). */
+  collectionState(collectionId: number): { version: number; embedder: string | null; dimension: number | null } | null {
+    return this.guard('read failed', () => {
+      const c = this.s.collectionById.get(collectionId) as CollectionRecord | undefined;
+      return c ? { version: c.version, embedder: c.embedder, dimension: c.dimension } : null;
+    });
+  }
+
+  /** Addition to KbStoreApi: up to `limit` live chunk ids of the collection above `afterId`, ascending (one index seek). */
+  chunkIdPage(collectionId: number, afterId: number, limit: number): number[] {
+    return this.guard('read failed', () => this.stmt('SELECT id FROM chunks WHERE collection_id = ? AND id > ? ORDER BY id LIMIT ?').pluck().all(collectionId, afterId, limit) as number[]);
+  }
+
+  /** Addition to KbStoreApi: stored vectors of these chunks, in the order asked (chunks without one left out). */
+  chunkVectors(ids: readonly number[]): Array<{ id: number; vector: Float32Array }> {
+    if (ids.length === 0) return [];
+    return this.guard('read failed', () => {
+      const rows = this.stmt('SELECT v.chunk_id AS id, v.vector AS vector FROM json_each(?) AS j JOIN chunk_vectors AS v ON v.chunk_id = j.value ORDER BY j.key').all(
+        JSON.stringify(ids),
+      ) as Array<{ id: number; vector: Buffer }>;
+      return rows.map((r) => ({ id: r.id, vector: blobToVector(r.vector) }));
+    });
+  }
+
+  /**
+   * Addition to KbStoreApi: takes (or renews) the lease `key` for `owner` for `ttlMs`, in one
+   * IMMEDIATE transaction on the meta table, so of several processes on this file exactly one
+   * holds it; false while another owner holds an unexpired one. A holder that dies leaves it to
+   * expire. Used to keep two processes from writing one index snapshot folder at once.
+   */
+  acquireLease(key: string, owner: string, ttlMs: number): boolean {
+    return this.tx('cannot take the lease', () => {
+      const held = this.leaseRow(key);
+      const at = Date.now();
+      if (held && held.owner !== owner && held.expires > at) return false;
+      this.stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(
+        `lease:${key}`,
+        JSON.stringify({ owner, expires: at + ttlMs }),
+      );
+      return true;
+    });
+  }
+
+  /** Addition to KbStoreApi: gives the lease back when `owner` holds it. */
+  releaseLease(key: string, owner: string): void {
+    this.tx('cannot release the lease', () => {
+      if (this.leaseRow(key)?.owner === owner) this.stmt('DELETE FROM meta WHERE key = ?').run(`lease:${key}`);
+    });
+  }
+
+  /** Addition to KbStoreApi: the owner of the unexpired lease `key`, or null. */
+  leaseHolder(key: string): string | null {
+    return this.guard('read failed', () => {
+      const held = this.leaseRow(key);
+      return held && held.expires > Date.now() ? held.owner : null;
+    });
+  }
+
+  private leaseRow(key: string): { owner: string; expires: number } | null {
+    const raw = this.stmt('SELECT value FROM meta WHERE key = ?').pluck().get(`lease:${key}`) as string | undefined;
+    if (raw === undefined) return null;
+    try {
+      const v = JSON.parse(raw) as { owner?: unknown; expires?: unknown };
+      return typeof v.owner === 'string' && typeof v.expires === 'number' ? { owner: v.owner, expires: v.expires } : null;
+    } catch {
+      return null; // unreadable: treated as free
+    }
   }
 }

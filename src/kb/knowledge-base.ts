@@ -6,7 +6,7 @@
  * coded errors. When the store cannot be opened (read-only or broken disk) the server still
  * starts; every call here then answers STORAGE_UNAVAILABLE with the reason.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CacheRegistry } from '../cache/cache-registry.ts';
@@ -35,6 +35,7 @@ import {
   type DocumentQuery,
   type DocumentRecord,
   type JobEvent,
+  type JobItem,
   type JobRecord,
   type JobStatus,
   type KbStoreApi,
@@ -44,11 +45,18 @@ import {
 import { KbStore } from './kb-store.ts';
 import { CollectionIndexes } from './collection-index.ts';
 import { searchCollection } from './collection-search.ts';
+import { LocalBus, RedisBus, type Bus } from '../redis/bus.ts';
+import type { RedisConnection } from '../redis/connection.ts';
+import type { JobQueue } from './job-queue.ts';
+import { IngestWorker } from './ingest-worker.ts';
+import { INGEST_QUEUE_NAME, RedisJobQueue, type IngestJobData } from './redis-job-queue.ts';
 
 /** URLs one request may name. */
 export const MAX_URLS_PER_REQUEST = 1_000;
 /** Seconds after the last commit before a collection's indexes are written to disk. */
 const PERSIST_DELAY_MS = 2_000;
+/** Notices about one collection arriving within this window are served by one catch-up. */
+const NOTICE_DEBOUNCE_MS = 75;
 /** How long deleting a collection waits for its running documents to stop. */
 const CANCEL_WAIT_MS = 30_000;
 const NAME_RE = new RegExp(COLLECTION_NAME_PATTERN);
@@ -75,6 +83,8 @@ export interface KnowledgeBaseDeps {
   openStore?: (dir: string) => KbStoreApi;
   /** Folders named by their setting in client-visible reasons (model hints), as retrieve_chunks does. */
   namedDirs?: ReadonlyArray<readonly [string, string]>;
+  /** Replaces the in-process bus (tests: two instances on one DATA_DIR sharing one LocalBus, as two processes share Redis). */
+  bus?: Bus;
 }
 
 type WithStats = CollectionRecord & { stats: CollectionStats };
@@ -89,11 +99,25 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   readonly dir: string;
   private readonly store: KbStoreApi | null;
   private readonly unavailable: ToolError | null = null;
-  private readonly runner: JobRunner | null = null;
+  /** In-process (JobRunner) until attachDistributed() swaps in the Redis queue. */
+  private runner: JobQueue | null = null;
+  /** With REDIS_URL and the worker role: takes documents from the queue. */
+  private worker: IngestWorker | null = null;
+  private role: 'all' | 'api' | 'worker' = 'all';
   private readonly indexes = new Map<string, OpenIndexes>();
   private closed = false;
   private readonly publicText: (s: string) => string;
   private readonly searches = new SearchGate();
+  /**
+   * Notices between processes (job events, cancels, collection versions): in-process until
+   * attachDistributed() hands over the Redis bus.
+   */
+  private bus: Bus = new LocalBus();
+  /** Tells this instance's own collection notices from other processes' (LocalBus and Redis deliver to all). */
+  private readonly instanceId = randomBytes(6).toString('hex');
+  private stopNotices: (() => void) | null = null;
+  /** Debounced collection notices, per open collection. */
+  private readonly notices = new Map<string, { version: number; timer: NodeJS.Timeout | null }>();
 
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.dir = path.join(deps.config.dataDir, 'kb');
@@ -108,33 +132,78 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     }
     this.store = store;
     if (!store) return;
+    if (deps.bus) this.bus = deps.bus;
+    this.listenForCollectionNotices(this.bus);
     const c = deps.config;
-    this.runner = new JobRunner({
+    const runner = new JobRunner({
       store,
       spoolDir: path.join(this.dir, 'uploads'),
       concurrency: c.INGEST_CONCURRENCY,
       queueMax: c.INGEST_QUEUE_MAX,
       documentTimeoutS: c.INGEST_DOCUMENT_TIMEOUT,
       runItem: (run) => this.runItem(run),
-      onItemFailed: (job, item, error) => {
-        const collection = store.getCollection(job.collection);
-        if (collection && item.document_id) store.markDocumentFailed(collection.id, item.document_id, error, job.id);
-      },
-      onItemCancelled: (job, item) => {
-        // A document first seen by this item and never committed goes with the cancel.
-        const collection = store.getCollection(job.collection);
-        if (!collection || !item.document_id) return;
-        const doc = store.getDocument(collection.id, item.document_id);
-        if (doc && doc.status === 'pending' && doc.revision === 0) store.deleteDocument(collection.id, doc.id);
-      },
+      onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
+      onItemCancelled: (job, item) => this.dropCancelledItem(job, item),
       ...(deps.log ? { log: deps.log } : {}),
     });
+    this.runner = runner;
+    // With REDIS_URL the jobs live in the Redis queue: workers pick them up (their reconciler
+    // also queues jobs an in-process run left unfinished), so nothing is resumed here.
+    if (c.REDIS_URL) return;
     try {
-      const r = this.runner.resume((name) => store.getCollection(name) !== null);
+      const r = runner.resume((name) => store.getCollection(name) !== null);
       if (r.resumed + r.failed > 0) deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
     } catch (err) {
       deps.log?.warn({ event: 'kb.jobs.resume_failed', err: errorText(err) }, 'interrupted ingestion jobs could not be resumed');
     }
+  }
+
+  /**
+   * REDIS_URL set (the services plugin, once Redis answered): notices go over Redis pub/sub, jobs
+   * to the BullMQ queue, and with the worker role (or all) this process runs documents from it.
+   */
+  async attachDistributed(redis: RedisConnection): Promise<void> {
+    const store = this.store;
+    if (!store || this.closed) return;
+    const c = this.deps.config;
+    const { Queue } = await import('bullmq');
+    const bus = new RedisBus(redis);
+    await bus.start(['kb:job', 'kb:cancel', 'kb:collection']);
+    this.bus = bus;
+    this.listenForCollectionNotices(bus);
+    const prefix = `${redis.keyPrefix}bull`;
+    const queue = new Queue<IngestJobData>(INGEST_QUEUE_NAME, { connection: redis.createClient({ maxRetriesPerRequest: null }), prefix });
+    const local = this.runner;
+    this.runner = new RedisJobQueue({
+      store,
+      queue,
+      bus,
+      spoolDir: path.join(this.dir, 'uploads'),
+      queueMax: c.INGEST_QUEUE_MAX,
+      concurrency: c.INGEST_CONCURRENCY,
+      attempts: c.INGEST_ATTEMPTS,
+      ...(this.deps.log ? { log: this.deps.log } : {}),
+    });
+    await local?.close();
+    this.role = c.ROLE;
+    if (c.ROLE === 'api') return;
+    this.worker = new IngestWorker({
+      store,
+      bus,
+      connection: redis.createClient({ maxRetriesPerRequest: null }),
+      prefix,
+      queue,
+      spoolDir: path.join(this.dir, 'uploads'),
+      concurrency: c.INGEST_CONCURRENCY,
+      attempts: c.INGEST_ATTEMPTS,
+      stalledSeconds: c.INGEST_STALLED_SECONDS,
+      documentTimeoutS: c.INGEST_DOCUMENT_TIMEOUT,
+      runItem: (run) => this.runItem(run),
+      onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
+      onItemCancelled: (job, item) => this.dropCancelledItem(job, item),
+      ...(this.deps.log ? { log: this.deps.log } : {}),
+    });
+    await this.worker.start();
   }
 
   // ---- collections ----
@@ -180,6 +249,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     this.indexes.delete(name);
     if (open?.timer) clearTimeout(open.timer);
     const removed = store.deleteCollection(c.id);
+    this.publishCollectionNotice(c, c.version, true);
     if (open) {
       const ix = await open.promise.catch(() => null);
       if (ix) await Promise.resolve(ix.destroy()).catch(() => undefined);
@@ -237,7 +307,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       const filename = cleanFilename(u.filename) ?? `upload-${sha256Short(u.bytes)}`;
       items.push({ source: filename, source_kind: 'upload', upload: { bytes: u.bytes, ...(u.contentType ? { contentType: u.contentType } : {}) } });
     }
-    this.runner!.checkRoom(items.length);
+    await this.runner!.checkRoom(items.length);
     if (!c) {
       try {
         c = store.createCollection(collection, null);
@@ -282,6 +352,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     await this.settled(collection);
     const d = this.document(collection, documentId);
     const { version, removedChunkIds } = store.deleteDocument(c.id, d.id);
+    this.publishCollectionNotice(c, version);
     const open = this.indexes.get(collection);
     if (open) {
       try {
@@ -322,7 +393,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     return { ...page, items: page.items.map((j) => (this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : j)) };
   }
 
-  cancelJob(id: string): JobRecord {
+  cancelJob(id: string): JobRecord | Promise<JobRecord> {
     this.use();
     return this.runner!.cancel(id);
   }
@@ -342,7 +413,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   async search(collection: string, req: CollectionSearchRequest, ctx: { signal: AbortSignal }): Promise<CollectionSearchResult> {
     const store = this.use();
     const c = this.collection(collection);
-    const ix = await this.indexesOf(c);
+    const ix = await this.currentIndexesOf(c);
     return this.searches.run(
       () =>
         searchCollection(
@@ -377,6 +448,9 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,
         indexes_open: this.indexes.size,
+        role: this.role,
+        queue: this.runner instanceof RedisJobQueue ? 'redis' : 'in-process',
+        ...(this.worker ? { worker: this.worker.stats() } : {}),
         searches: this.searches.stats(),
         local_files: this.deps.config.allowedDirs.length > 0 ? 'ALLOWED_DIRS' : 'off (set ALLOWED_DIRS; over MCP stdio the client roots serve)',
       };
@@ -388,7 +462,13 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopNotices?.();
+    for (const n of this.notices.values()) if (n.timer) clearTimeout(n.timer);
+    this.notices.clear();
+    await this.worker?.close();
     await this.runner?.close();
+    // A bus handed in (tests sharing one) belongs to its giver.
+    if (this.bus !== this.deps.bus) await this.bus.close();
     const open = [...this.indexes.entries()];
     this.indexes.clear();
     for (const [, o] of open) {
@@ -400,6 +480,21 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   }
 
   // ---- internals ----
+
+  private recordItemFailed(job: Readonly<JobRecord>, item: Readonly<JobItem>, error: { code: string; message: string }): void {
+    const store = this.use();
+    const collection = store.getCollection(job.collection);
+    if (collection && item.document_id) store.markDocumentFailed(collection.id, item.document_id, error, job.id);
+  }
+
+  /** A document first seen by this item and never committed goes with the cancel. */
+  private dropCancelledItem(job: Readonly<JobRecord>, item: Readonly<JobItem>): void {
+    const store = this.use();
+    const collection = store.getCollection(job.collection);
+    if (!collection || !item.document_id) return;
+    const doc = store.getDocument(collection.id, item.document_id);
+    if (doc && doc.status === 'pending' && doc.revision === 0) store.deleteDocument(collection.id, doc.id);
+  }
 
   private use(): KbStoreApi {
     if (!this.store) throw this.unavailable!;
@@ -464,7 +559,11 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     open.timer = setTimeout(() => {
       open.timer = null;
       void open.promise
-        .then((ix) => ix.persist())
+        .then(async (ix) => {
+          await ix.persist();
+          // Another process was writing this snapshot: try again after the delay (bounded by its lease).
+          if (ix.persistPending && this.indexes.get(name) === open) this.schedulePersist(name);
+        })
         .catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', collection: name, err: errorText(err) }, 'index snapshot not saved; it is rebuilt from SQLite when needed'));
     }, PERSIST_DELAY_MS);
     open.timer.unref();
@@ -479,7 +578,91 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     if (open) await open.promise.catch(() => undefined);
   }
 
+  // ---- shared DATA_DIR: collection notices and the version check on read ----
+
+  /**
+   * The collection's open indexes, caught up first when another process committed since (the
+   * version read from the store is ahead of theirs). Concurrent searches share one catch-up; it
+   * runs in time slices. A catch-up that fails drops the indexes and opens them again.
+   */
+  private async currentIndexesOf(c: CollectionRecord): Promise<CollectionIndexes> {
+    const ix = await this.indexesOf(c);
+    if (ix.version >= c.version) return ix;
+    try {
+      if (await ix.catchUp(c.version)) this.schedulePersist(c.name);
+      return ix;
+    } catch (err) {
+      this.dropIndexes(c.name, err);
+      if (isToolError(err) && err.code === 'NOT_FOUND') throw toolError('NOT_FOUND', `Collection "${c.name}" not found`);
+      return this.indexesOf(this.collection(c.name));
+    }
+  }
+
+  /**
+   * Subscribes this knowledge base to collection notices on `bus` (dropping the previous
+   * subscription): the constructor calls it for the in-process bus, attachDistributed for Redis.
+   */
+  private listenForCollectionNotices(bus: Bus): void {
+    this.stopNotices?.();
+    this.stopNotices = bus.on('kb:collection', (m) => this.onCollectionNotice(m));
+  }
+
+  /** Tells every process (this one included, which ignores its own) that a collection changed. */
+  private publishCollectionNotice(c: Pick<CollectionRecord, 'id' | 'name'>, version: number, deleted = false): void {
+    try {
+      this.bus.publish('kb:collection', { collection: c.name, collection_id: c.id, version, ...(deleted ? { deleted: true } : {}), origin: this.instanceId });
+    } catch {
+      // Best effort: the version check on read covers a lost notice.
+    }
+  }
+
+  /**
+   * Another process changed a collection: if its indexes are open here, they are caught up
+   * after a short debounce (one catch-up for a burst of commits) or dropped when it was deleted.
+   * Notices for collections not open here are ignored (their next open reads the store).
+   */
+  private onCollectionNotice(m: Record<string, unknown>): void {
+    const name = m.collection;
+    const id = m.collection_id;
+    const version = m.version;
+    if (typeof name !== 'string' || typeof id !== 'number' || typeof version !== 'number' || m.origin === this.instanceId || this.closed) return;
+    const open = this.indexes.get(name);
+    if (!open || open.collectionId !== id) return;
+    if (m.deleted === true) {
+      this.dropIndexes(name, null);
+      void open.promise.then((ix) => ix.retire()).catch(() => undefined);
+      return;
+    }
+    // One entry per open collection at most: bounded by the indexes map.
+    const pending = this.notices.get(name);
+    if (pending) {
+      pending.version = Math.max(pending.version, version);
+      return;
+    }
+    const entry = { version, timer: null as NodeJS.Timeout | null };
+    entry.timer = setTimeout(() => {
+      this.notices.delete(name);
+      void this.catchUpOnNotice(name, id, entry.version);
+    }, NOTICE_DEBOUNCE_MS);
+    entry.timer.unref();
+    this.notices.set(name, entry);
+  }
+
+  private async catchUpOnNotice(name: string, id: number, version: number): Promise<void> {
+    const open = this.indexes.get(name);
+    if (!open || open.collectionId !== id || this.closed) return;
+    try {
+      const ix = await open.promise;
+      if (await ix.catchUp(version)) this.schedulePersist(name);
+    } catch (err) {
+      // Reopened from the store on next use (a deleted collection: not at all).
+      if (this.indexes.get(name) === open) this.dropIndexes(name, isToolError(err) && err.code === 'NOT_FOUND' ? null : err);
+    }
+  }
+
   private async applyCommit(collection: CollectionRecord, commit: CommitResult): Promise<void> {
+    // Other processes (API replicas) catch their open indexes up; a worker never opens its own.
+    this.publishCollectionNotice(collection, commit.version);
     // Not open yet: the next open builds from SQLite at the committed version anyway.
     if (!this.indexes.has(collection.name)) return;
     try {

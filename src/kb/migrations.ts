@@ -117,7 +117,12 @@ CREATE INDEX jobs_by_status ON jobs(status, created_at);
 `;
 
 /** In order; a migration's version is its position + 1. Never edit a released one: add the next. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', up: (db) => db.exec(V1_SCHEMA) }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', up: (db) => db.exec(V1_SCHEMA) },
+  // Cancelling is asked by one process (an API replica) and seen by another (the worker running
+  // the document), so the request lives in the job's row, not in process memory.
+  { version: 2, name: 'jobs.cancel_requested', up: (db) => db.exec('ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0') },
+];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -143,11 +148,18 @@ export function migrate(db: KbDatabase, migrations: readonly Migration[] = MIGRA
       `knowledge base database is at schema version ${from}, newer than this server understands (${latest}): run the newer server, or move DATA_DIR/kb away to start empty`,
     );
   }
-  for (const m of migrations.slice(from)) {
-    db.transaction(() => {
+  // The version is read again under the write lock: processes starting together on one DATA_DIR
+  // (replicas, workers) would otherwise both see an old file and both apply the same migration.
+  for (;;) {
+    const applied = db.transaction(() => {
+      const at = schemaVersion(db);
+      const m = migrations[at];
+      if (!m) return false;
       m.up(db);
       db.pragma(`user_version = ${m.version}`);
+      return true;
     }).immediate();
+    if (!applied) break;
   }
   return { from, to: latest };
 }

@@ -266,6 +266,9 @@ export interface KbStoreApi {
   listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
   /** Jobs left queued or running by a process that stopped (read at start-up). */
   unfinishedJobs(): JobRecord[];
+  /** One job's read-modify-write in one transaction (several processes may update its items). */
+  updateJob(id: string, mutate: (job: JobRecord, flags: { cancelRequested: boolean }) => void | false): JobRecord | null;
+  jobCancelRequested(id: string): boolean;
   close(): void;
 }
 
@@ -355,6 +358,8 @@ export interface CollectionSearchResult {
 }
 
 export interface KnowledgeBaseApi {
+  /** REDIS_URL set: jobs through the Redis queue, notices over pub/sub (called once Redis answered). */
+  attachDistributed?(redis: import('../redis/connection.ts').RedisConnection): Promise<void>;
   createCollection(name: string, description?: string | null, opts?: { chunk_size?: number | null }): CollectionRecord & { stats: CollectionStats };
   listCollections(): Array<CollectionRecord & { stats: CollectionStats }>;
   /** NOT_FOUND when absent. */
@@ -374,7 +379,7 @@ export interface KnowledgeBaseApi {
   getJob(id: string): JobRecord;
   listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
   /** CONFLICT when the job already ended. */
-  cancelJob(id: string): JobRecord;
+  cancelJob(id: string): JobRecord | Promise<JobRecord>;
   /** Live events of a job; returns the unsubscribe function. Ended jobs get one final 'job' event. */
   subscribe(jobId: string, listener: (e: JobEvent) => void): () => void;
   /** Resolves with the job when it ends or after `ms`, whichever is first. */
@@ -395,4 +400,23 @@ export interface AddDocumentsRequest {
    * for `paths` when ALLOWED_DIRS is unset (ignored when ALLOWED_DIRS is set).
    */
   allowedDirs?: string[];
+}
+
+// ---- Added by the SHARED COLLECTIONS helper (issue 12: several processes on one DATA_DIR) ----
+
+/** Merged into KbStoreApi above (declaration merging): what index catch-up and snapshot leases read. */
+export interface KbStoreApi {
+  /** Version, embedder and live chunk ids (ascending) of a collection, in one read snapshot; null when it is gone. */
+  collectionChunkIds(collectionId: number): { version: number; embedder: string | null; dimension: number | null; ids: number[] } | null;
+  /** The collection's version and embedder, or null when it is gone. */
+  collectionState(collectionId: number): { version: number; embedder: string | null; dimension: number | null } | null;
+  /** Up to `limit` live chunk ids above `afterId`, ascending. */
+  chunkIdPage(collectionId: number, afterId: number, limit: number): number[];
+  /** Stored vectors of these chunks, in the order asked (chunks without one left out). */
+  chunkVectors(ids: readonly number[]): Array<{ id: number; vector: Float32Array }>;
+  /** Takes or renews a cross-process lease (a meta row, IMMEDIATE transaction); false while another owner holds it. */
+  acquireLease(key: string, owner: string, ttlMs: number): boolean;
+  releaseLease(key: string, owner: string): void;
+  /** The owner of the unexpired lease, or null. */
+  leaseHolder(key: string): string | null;
 }

@@ -31,7 +31,7 @@ t.test('cancel: queued items cancelled, the running download aborted, CONFLICT a
   t.equal(kb.getJob(job.id).status, 'running');
   t.equal(kb.getJob(job.id).items[0]!.stage, 'downloading');
 
-  const cancelled = kb.cancelJob(job.id);
+  const cancelled = await kb.cancelJob(job.id);
   t.equal(cancelled.items[1]!.stage, 'cancelled', 'the queued item is cancelled at once');
   const ended = await waitEnded(kb, job, 20_000);
   t.equal(ended.status, 'cancelled');

@@ -65,7 +65,7 @@ export const ingestDocumentsTool = defineTool({
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/collections/:name/documents', status: 202 },
   upload: { urlField: 'urls', alsoUrlFields: ['paths'] },
-  errors: [...KB_ERRORS],
+  errors: [...KB_ERRORS, 'QUEUE_UNAVAILABLE'],
   // Not read-only, not destructive: it adds documents and replaces changed versions of the same source.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {

@@ -16,7 +16,7 @@ export const reingestDocumentTool = defineTool({
   timeoutClass: 'utility',
   rest: { method: 'POST', path: '/v1/collections/:name/documents/:document_id/reingest', status: 202 },
   mcp: false,
-  errors: [...KB_ERRORS, 'VALIDATION_ERROR', 'OVERLOADED'],
+  errors: [...KB_ERRORS, 'VALIDATION_ERROR', 'OVERLOADED', 'QUEUE_UNAVAILABLE'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
     return kbOf(ctx).reingestDocument(input.name, input.document_id);

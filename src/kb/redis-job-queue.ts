@@ -1,0 +1,337 @@
+/**
+ * The ingestion queue when REDIS_URL is set: each document of a job is one BullMQ job in Redis
+ * (id `<job>-<index>`), run by any process with the worker role (src/kb/ingest-worker.ts). Any
+ * replica can take a job, answer its state, stream its progress and cancel it:
+ *
+ * - The job's record stays in SQLite on the shared DATA_DIR, as without Redis; uploads and the
+ *   job's options are spooled beside it (DATA_DIR/kb/uploads/<job>/) for the worker to read.
+ * - Items are enqueued with priority = their index + 1, so the first documents of every job run
+ *   before the later ones of any: a small upload is not stuck behind a big folder.
+ * - Progress reaches this replica over the bus ('kb:job'); a job's end is also polled from SQLite
+ *   every second, so a notice lost while Redis restarts delays an answer by a second, no more.
+ * - Cancelling records the request in the job's row (what a worker checks) and sends 'kb:cancel'
+ *   so the worker running a document aborts it at once; documents still waiting end as cancelled.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Queue } from 'bullmq';
+import { toolError } from '../errors.ts';
+import type { Bus } from '../redis/bus.ts';
+import { errorText } from '../util/error-text.ts';
+import type { JobQueue, QueueStats } from './job-queue.ts';
+import { countsOf, emptyProgress, endStatus, isEnded, jobEndEvent, newJobId, safeCall, TERMINAL_STAGES, writeAtomic, type JobOptions, type NewItem } from './job-runner.ts';
+import type { JobEvent, JobRecord, KbStoreApi } from './types.ts';
+
+export const INGEST_QUEUE_NAME = 'ingest';
+/** BullMQ's largest priority. */
+const MAX_PRIORITY = 2_097_152;
+const POLL_MS = 1_000;
+const COUNTS_MAX_AGE_MS = 2_000;
+
+export interface IngestJobData {
+  job: string;
+  index: number;
+}
+
+export interface RedisJobQueueDeps {
+  store: KbStoreApi;
+  queue: Queue<IngestJobData>;
+  bus: Bus;
+  /** DATA_DIR/kb/uploads. */
+  spoolDir: string;
+  queueMax: number;
+  concurrency: number;
+  /** Tries per document (INGEST_ATTEMPTS). */
+  attempts: number;
+  log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
+}
+
+const now = () => new Date().toISOString();
+
+/** BullMQ options of one document: priority by index, retries with exponential backoff, bounded history in Redis. */
+export function itemJobOptions(jobId: string, index: number, attempts: number) {
+  return {
+    jobId: `${jobId}-${index}`,
+    priority: Math.min(index + 1, MAX_PRIORITY),
+    attempts,
+    backoff: { type: 'exponential' as const, delay: 2_000 },
+    removeOnComplete: { count: 1_000 },
+    removeOnFail: { count: 5_000 },
+  };
+}
+
+/**
+ * When every item has ended: the job's status, reason and end time (true). Called inside the
+ * store's updateJob transaction, so exactly one process ends a job.
+ */
+export function endIfDone(job: JobRecord, cancelRequested: boolean): boolean {
+  job.counts = countsOf(job.items);
+  if (isEnded(job) || job.items.some((i) => !TERMINAL_STAGES.has(i.stage))) return false;
+  job.status = endStatus(job, cancelRequested);
+  const c = job.counts;
+  if (job.status === 'failed' && !job.reason) job.reason = c.total === 1 ? 'its document failed' : 'every document failed';
+  job.finished_at = now();
+  return true;
+}
+
+export function spoolOf(spoolDir: string, jobId: string): string {
+  return path.join(spoolDir, jobId);
+}
+
+export class RedisJobQueue implements JobQueue {
+  private readonly listeners = new Map<string, Set<(e: JobEvent) => void>>();
+  private readonly offBus: Array<() => void> = [];
+  private counts: { waiting: number; active: number; at: number; refreshing: boolean } = { waiting: 0, active: 0, at: 0, refreshing: false };
+  private closed = false;
+
+  constructor(private readonly deps: RedisJobQueueDeps) {
+    this.offBus.push(
+      deps.bus.on('kb:job', (m) => {
+        const e = m.event as JobEvent | undefined;
+        if (typeof m.job_id !== 'string' || !e || typeof e !== 'object') return;
+        for (const l of this.listeners.get(m.job_id) ?? []) safeCall(l, e);
+      }),
+    );
+  }
+
+  private async waitingCount(): Promise<{ waiting: number; active: number }> {
+    const c = await withTimeout(this.deps.queue.getJobCounts('wait', 'prioritized', 'delayed', 'paused', 'active'));
+    const waiting = (c.wait ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0) + (c.paused ?? 0);
+    this.counts = { waiting, active: c.active ?? 0, at: Date.now(), refreshing: false };
+    return this.counts;
+  }
+
+  async checkRoom(count: number): Promise<void> {
+    const max = this.deps.queueMax;
+    if (count > max) {
+      throw toolError(
+        'VALIDATION_ERROR',
+        `This job names ${count} documents, more than the ingestion queue ever holds (INGEST_QUEUE_MAX ${max}); split it into smaller jobs (subfolders, include/exclude globs) or raise INGEST_QUEUE_MAX`,
+      );
+    }
+    let waiting: number;
+    try {
+      ({ waiting } = await this.waitingCount());
+    } catch (err) {
+      throw unreachable(err);
+    }
+    if (waiting + count > max) {
+      throw toolError('OVERLOADED', `The ingestion queue is full: ${waiting} documents wait and this job adds ${count}, over INGEST_QUEUE_MAX (${max}); retry when jobs have finished`);
+    }
+  }
+
+  async submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord> {
+    if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
+    if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
+    await this.checkRoom(items.length);
+    const id = newJobId();
+    const record: JobRecord = {
+      id,
+      collection,
+      status: 'queued',
+      reason: null,
+      items: items.map((it, index) => ({
+        index,
+        source: it.source,
+        source_kind: it.source_kind,
+        stage: 'queued',
+        document_id: null,
+        note: null,
+        error: null,
+        progress: emptyProgress(),
+        started_at: null,
+        finished_at: null,
+      })),
+      counts: countsOf([]),
+      created_at: now(),
+      started_at: null,
+      finished_at: null,
+      resumed: 0,
+    };
+    record.counts = countsOf(record.items);
+    const contentTypes: Record<number, string> = {};
+    items.forEach((it, i) => {
+      if (it.upload?.contentType) contentTypes[i] = it.upload.contentType;
+    });
+    const opts: JobOptions = { ...options, ...(Object.keys(contentTypes).length ? { contentTypes } : {}) };
+    const spool = spoolOf(this.deps.spoolDir, id);
+    // Always written: the worker that runs a document is another process and reads the options here.
+    try {
+      for (const [i, it] of items.entries()) if (it.upload) await writeAtomic(path.join(spool, String(i)), it.upload.bytes);
+      await writeAtomic(path.join(spool, 'options.json'), Buffer.from(JSON.stringify(opts)));
+    } catch (err) {
+      await fs.rm(spool, { recursive: true, force: true }).catch(() => undefined);
+      throw toolError('STORAGE_UNAVAILABLE', `The job could not be written to DATA_DIR (${(err as NodeJS.ErrnoException).code ?? errorText(err)})`, err);
+    }
+    try {
+      this.deps.store.createJob(record);
+    } catch (err) {
+      await fs.rm(spool, { recursive: true, force: true }).catch(() => undefined);
+      throw err;
+    }
+    try {
+      await withTimeout(this.deps.queue.addBulk(record.items.map((it) => ({ name: 'ingest', data: { job: id, index: it.index }, opts: itemJobOptions(id, it.index, this.deps.attempts) }))));
+    } catch (err) {
+      // Recorded, not queued: the job ends here with the reason rather than waiting forever.
+      const reason = `the ingestion queue in Redis could not be reached (${errorText(err)})`;
+      this.deps.store.updateJob(id, (job) => {
+        for (const item of job.items) {
+          if (TERMINAL_STAGES.has(item.stage)) continue;
+          item.stage = 'failed';
+          item.error = { code: 'QUEUE_UNAVAILABLE', message: reason };
+          item.finished_at = now();
+        }
+        job.reason = reason;
+        endIfDone(job, false);
+      });
+      await fs.rm(spool, { recursive: true, force: true }).catch(() => undefined);
+      throw unreachable(err);
+    }
+    return record;
+  }
+
+  async cancel(id: string, reason = 'cancelled by request'): Promise<JobRecord> {
+    let endedBefore: string | null = null;
+    let endedNow = false;
+    const job = this.deps.store.updateJob(id, (j, flags) => {
+      if (isEnded(j)) {
+        endedBefore = j.status;
+        return false;
+      }
+      flags.cancelRequested = true;
+      j.reason = reason;
+      // Waiting documents end now; running ones end when their worker sees the notice.
+      for (const item of j.items) {
+        if (item.stage !== 'queued') continue;
+        item.stage = 'cancelled';
+        item.finished_at = now();
+      }
+      endedNow = endIfDone(j, true);
+    });
+    if (!job) throw toolError('NOT_FOUND', `Job ${id} not found`);
+    if (endedBefore) throw toolError('CONFLICT', `Job ${id} already ended (${endedBefore}); only queued or running jobs can be cancelled`);
+    this.deps.bus.publish('kb:cancel', { job_id: id, reason });
+    if (endedNow) {
+      this.deps.bus.publish('kb:job', { job_id: id, event: jobEndEvent(job) });
+      await fs.rm(spoolOf(this.deps.spoolDir, id), { recursive: true, force: true }).catch(() => undefined);
+    }
+    // Waiting BullMQ jobs would be skipped by their worker anyway; removing them frees the queue now.
+    void Promise.all(job.items.filter((i) => i.stage === 'cancelled').map((i) => this.deps.queue.remove(`${id}-${i.index}`).catch(() => 0))).catch(() => undefined);
+    return job;
+  }
+
+  liveJob(): JobRecord | null {
+    // Every replica reads the store: the worker writes stage changes at once and progress within a second.
+    return null;
+  }
+
+  jobsOf(collection: string): string[] {
+    return this.deps.store.unfinishedJobs().filter((j) => j.collection === collection).map((j) => j.id);
+  }
+
+  subscribe(id: string, listener: (e: JobEvent) => void): () => void {
+    const stored = this.deps.store.getJob(id);
+    if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
+    let active = true;
+    if (isEnded(stored)) {
+      queueMicrotask(() => {
+        if (active) listener(jobEndEvent(stored));
+      });
+      return () => {
+        active = false;
+      };
+    }
+    // Ends once: from the bus, or from the store when the bus missed it.
+    let ended = false;
+    const wrapped = (e: JobEvent) => {
+      if (!active || ended) return;
+      if (e.type === 'job') ended = true;
+      listener(e);
+      if (ended) stop();
+    };
+    let set = this.listeners.get(id);
+    if (!set) this.listeners.set(id, (set = new Set()));
+    set.add(wrapped);
+    const poll = setInterval(() => {
+      try {
+        const j = this.deps.store.getJob(id);
+        if (j && isEnded(j)) wrapped(jobEndEvent(j));
+      } catch {
+        // the store is closing: the listener ends with the process
+      }
+    }, POLL_MS);
+    poll.unref();
+    const stop = () => {
+      active = false;
+      clearInterval(poll);
+      set!.delete(wrapped);
+      if (set!.size === 0) this.listeners.delete(id);
+    };
+    return stop;
+  }
+
+  async waitFor(id: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
+    const first = this.deps.store.getJob(id);
+    if (!first) throw toolError('NOT_FOUND', `Job ${id} not found`);
+    if (isEnded(first) || ms <= 0 || signal?.aborted) return first;
+    return new Promise<JobRecord>((resolve) => {
+      let unsubscribe: () => void = () => undefined;
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', done);
+        resolve(this.deps.store.getJob(id) ?? first);
+      };
+      const timer = setTimeout(done, Math.min(ms, 2 ** 31 - 1));
+      signal?.addEventListener('abort', done, { once: true });
+      unsubscribe = this.subscribe(id, (e) => {
+        if (e.type === 'job') done();
+      });
+    });
+  }
+
+  stats(): QueueStats {
+    if (!this.counts.refreshing && Date.now() - this.counts.at > COUNTS_MAX_AGE_MS && !this.closed) {
+      this.counts.refreshing = true;
+      this.waitingCount().catch(() => {
+        this.counts.refreshing = false;
+      });
+    }
+    return {
+      queue: 'redis',
+      jobs_active: this.deps.store.unfinishedJobs().length,
+      documents_queued: this.counts.waiting,
+      documents_running: this.counts.active,
+      queue_max: this.deps.queueMax,
+      concurrency: this.deps.concurrency,
+      counts_age_ms: this.counts.at ? Date.now() - this.counts.at : null,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const off of this.offBus) off();
+    this.listeners.clear();
+    await this.deps.queue.close().catch(() => undefined);
+  }
+}
+
+/**
+ * BullMQ's connection queues commands while Redis is down (it must, for its workers); a request
+ * must not wait on that for long.
+ */
+const QUEUE_CALL_TIMEOUT_MS = 3_000;
+function withTimeout<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${QUEUE_CALL_TIMEOUT_MS / 1000} s`)), QUEUE_CALL_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function unreachable(err: unknown) {
+  return toolError('QUEUE_UNAVAILABLE', `The ingestion queue in Redis cannot be reached (${errorText(err)}); retry when Redis is back`, err);
+}
