@@ -18,7 +18,7 @@ export interface CacheLayerOptions<V> {
 /** One layer's statistics as manage_cache and get_system_health report them. */
 export const CacheLayerStatsSchema = Type.Object(
   {
-    name: Type.String({ description: 'Layer name: download, document, retriever, or a disk layer' }),
+    name: Type.String({ description: 'Layer name: download, document, retriever, a disk layer (indexes), or download_shared (the Redis tier with REDIS_URL: entries and bytes of all processes)' }),
     entries: Type.Integer({ minimum: 0 }),
     bytes: Type.Integer({ minimum: 0, description: 'Bytes held (0 for layers bounded by entries only)' }),
     max_entries: Type.Integer({ minimum: 0 }),

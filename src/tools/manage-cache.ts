@@ -40,7 +40,8 @@ export const manageCacheTool = defineTool({
   title: 'Manage caches',
   description:
     'Report or clear the server caches (downloaded files, processed documents, search indexes). ' +
-    '"stats" returns entries, bytes, hits, misses, hit rate and evictions per layer; "clear" empties every layer and returns how many entries each held.',
+    '"stats" returns entries, bytes, hits, misses, hit rate and evictions per layer; "clear" empties every layer and returns how many entries each held. ' +
+    'With REDIS_URL the shared download tier (download_shared) is cleared for every process.',
   group: 'utility',
   input: Input,
   output: Output,

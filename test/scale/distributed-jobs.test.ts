@@ -7,6 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tempDir, type Teardown } from '../helper.ts';
 import { startRedisServer } from './redis-server.ts';
 import { startApi, waitFor, type ApiProcess } from './api-process.ts';
@@ -163,6 +165,22 @@ t.test('a job taken by one API, run by the workers, streams its progress to the 
     return after.length === 0;
   }, 10_000);
   t.same(after, [], 'A no longer finds it');
+
+  // Over MCP on B: progress notifications for documents that workers run, and the job's end.
+  const client = new Client({ name: 'scale-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${b.address}/mcp`)));
+  t.teardown(() => client.close());
+  const progress: Array<{ progress: number; message?: string }> = [];
+  const viaMcp = await client.callTool(
+    { name: 'ingest_documents', arguments: { name: 'shared', urls: [origin.base + '/mcp-one.txt', origin.base + '/mcp-two.txt'], wait_seconds: 60 } },
+    undefined,
+    { onprogress: (p) => progress.push(p), timeout: 90_000 },
+  );
+  t.notOk(viaMcp.isError, 'ingest_documents over MCP on B answers');
+  t.equal((viaMcp.structuredContent as { status: string }).status, 'succeeded', 'ingest_documents on B waited for the workers to finish');
+  t.ok(progress.length >= 2, `${progress.length} MCP progress notifications relayed from the workers`);
+  t.ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress), 'strictly increasing');
+  t.same(await search(a, 'shared', 'gazebomcptwotxt'), ['/mcp-two.txt'], 'and A finds what MCP on B ingested');
 
   const kbHealth = (await call(w1, 'GET', '/v1/system/health')).body.features.knowledge_base;
   t.match(kbHealth, { available: true, role: 'worker', queue: 'redis', worker: { role: 'worker' } }, 'a worker says what it is');
