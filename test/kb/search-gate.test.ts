@@ -30,6 +30,33 @@ t.test('an I/O callback queued behind many searches runs after at most the gate 
   t.same(order.filter((x) => x !== 'health'), Array.from({ length: 10 }, (_, i) => `s${i}`), 'searches keep their order');
 });
 
+t.test('two searches running side by side still start one event-loop pass apart', async (t) => {
+  const gate = new SearchGate(2, 100);
+  const order: string[] = [];
+  const searches = Array.from({ length: 6 }, (_, i) =>
+    gate.run(async () => {
+      busy(5);
+      order.push(`s${i}`);
+    }),
+  );
+  const health = new Promise<void>((resolve) => setTimeout(() => {
+    order.push('health');
+    resolve();
+  }, 0));
+  await Promise.all([...searches, health]);
+  // Both of a width-2 gate's searches in one check phase would put health after two of them.
+  t.ok(order.indexOf('health') <= 1, `health ran after ${order.indexOf('health')} searches (${order.join(' ')})`);
+  t.same(order.filter((x) => x !== 'health'), Array.from({ length: 6 }, (_, i) => `s${i}`), 'searches keep their order');
+});
+
+t.test('a search that throws at once lets the next one start', async (t) => {
+  const gate = new SearchGate(2, 10);
+  await t.rejects(gate.run(() => {
+    throw new Error('sync failure');
+  }), /sync failure/);
+  t.equal(await gate.run(async () => 5), 5);
+});
+
 t.test('past the wait queue a search is refused with OVERLOADED; the gate recovers', async (t) => {
   const gate = new SearchGate(1, 2);
   let release!: () => void;
