@@ -63,8 +63,27 @@ export function findLanguage(code: string, tessdataDir?: string): LanguageSource
   return npmSource(code) ?? folderSource(code, tessdataDir);
 }
 
-/** Every reading language installed (npm data packages and the folder), sorted; osd excluded. */
+/** Seconds a listing of the installed languages is reused (it does ten package lookups and reads a folder). */
+const INSTALLED_TTL_MS = 30_000;
+/** By TESSDATA_DIR: one or two entries in practice; cleared past 16 so it stays bounded. */
+const installedCache = new Map<string, { at: number; list: string[] }>();
+
+/**
+ * Every reading language installed (npm data packages and the folder), sorted; osd excluded.
+ * Reused for INSTALLED_TTL_MS: every extraction and /health ask, and the lookups are synchronous
+ * file-system calls on the main thread. A language added meanwhile shows within the TTL.
+ */
 export function installedLanguages(tessdataDir?: string): string[] {
+  const key = tessdataDir ?? '';
+  const hit = installedCache.get(key);
+  if (hit && performance.now() - hit.at < INSTALLED_TTL_MS) return [...hit.list];
+  const list = listInstalledLanguages(tessdataDir);
+  if (installedCache.size >= 16) installedCache.clear();
+  installedCache.set(key, { at: performance.now(), list });
+  return [...list];
+}
+
+function listInstalledLanguages(tessdataDir?: string): string[] {
   const found = new Set<string>();
   for (const code of ['eng', 'fra', 'deu', 'spa', 'ita', 'por', 'chi_sim', 'chi_tra', 'jpn', 'kor']) if (npmSource(code)) found.add(code);
   if (tessdataDir) {

@@ -1,8 +1,9 @@
 /**
  * Whether DATA_DIR can take writes: free space (statfs) against a threshold, plus a tiny write
  * probe (create, write, fsync, remove) that catches what statfs cannot see — a read-only mount, a
- * permission change, a quota. A probe costs well under a millisecond on a healthy disk, and
- * results are reused for `maxAgeMs`, so /health can be polled freely. A write that fails with a
+ * permission change, a quota. A probe costs well under a millisecond on an idle disk (its fsync
+ * can take a second behind heavy writes), results are reused for `maxAgeMs` and then served while
+ * the next probe runs, so /health can be polled freely and never waits on a slow fsync. A write that fails with a
  * disk error elsewhere in the server reports it here at once (`reportFailure`) without waiting
  * for the next probe.
  *
@@ -63,6 +64,8 @@ export interface DiskHealthOptions {
 }
 
 const MB = 1024 * 1024;
+/** How many maxAgeMs a result may be served while the next probe runs (5 s: up to 30 s old). */
+export const STALE_FACTOR = 6;
 
 export class DiskHealth {
   readonly dir: string;
@@ -79,13 +82,20 @@ export class DiskHealth {
     this.maxAgeMs = opts.maxAgeMs ?? 5000;
   }
 
-  /** The last result, probing again when it is older than maxAgeMs (concurrent callers share one probe). */
+  /**
+   * The last result, probing again when it is older than maxAgeMs (concurrent callers share one
+   * probe). A result up to STALE_FACTOR x maxAgeMs old is answered at once while the new probe
+   * runs: under heavy ingestion an fsync can take a second or more, and /health must not wait on
+   * it. An older result (or none, or `force`) waits for the probe.
+   */
   async check(force = false): Promise<DiskStatus> {
-    if (!force && this.last && performance.now() - this.last.at < this.maxAgeMs) return this.last.status;
-    this.running ??= this.measure().finally(() => {
+    const age = this.last ? performance.now() - this.last.at : Infinity;
+    if (!force && age < this.maxAgeMs) return this.last!.status;
+    const probe = (this.running ??= this.measure().finally(() => {
       this.running = null;
-    });
-    return this.running;
+    }));
+    if (!force && this.last && age < this.maxAgeMs * STALE_FACTOR) return this.last.status;
+    return probe;
   }
 
   /** The last known status without probing (null before the first check). */

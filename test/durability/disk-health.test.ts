@@ -12,7 +12,7 @@ import { buildTestApp, tempDir } from '../helper.ts';
 import { post, startStaticServer, type StaticServer } from '../integration/helpers.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createServices } from '../../src/services.ts';
-import { DiskHealth, realDiskProbe, type DiskProbe } from '../../src/util/disk-health.ts';
+import { DiskHealth, STALE_FACTOR, realDiskProbe, type DiskProbe } from '../../src/util/disk-health.ts';
 
 const MB = 1024 * 1024;
 const TEXT = Array.from({ length: 400 }, (_, i) =>
@@ -140,6 +140,40 @@ t.test('results are reused for maxAgeMs; concurrent checks share one probe; reco
   t.equal(health.peek()!.state, 'full', 'a failed write elsewhere is taken at once');
   health.reportFailure(new Error('not a disk error'));
   t.equal(health.peek()!.state, 'full', 'other errors change nothing');
+});
+
+t.test('a result past maxAgeMs is answered at once while the next probe runs; a much older one waits for it', async (t) => {
+  let release: (() => void) | null = null;
+  let calls = 0;
+  const probe: DiskProbe = {
+    freeBytes: realDiskProbe.freeBytes,
+    writeProbe: async () => {
+      calls++;
+      // The first probe answers; later ones hang until released (an fsync behind heavy writes).
+      if (calls > 1) await new Promise<void>((r) => (release = r));
+    },
+  };
+  const health = new DiskHealth({ dir: tempDir(t), minFreeMb: 0, probe, maxAgeMs: 40 });
+  const first = await health.check();
+  t.equal(first.state, 'ok');
+  await new Promise((r) => setTimeout(r, 60));
+  const stale = await health.check();
+  t.equal(stale, first, 'the last result, not a wait on the hanging probe');
+  t.equal(calls, 2, 'and a new probe was started');
+  t.equal(await health.check(), first, 'later callers too, sharing that one probe');
+  t.equal(calls, 2);
+  await new Promise((r) => setTimeout(r, 40 * STALE_FACTOR + 20));
+  let settled = false;
+  const waiting = health.check().then((s) => {
+    settled = true;
+    return s;
+  });
+  await new Promise((r) => setTimeout(r, 30));
+  t.equal(settled, false, 'a result older than STALE_FACTOR x maxAgeMs is not served: the check waits');
+  release!();
+  const fresh = await waiting;
+  t.equal(fresh.state, 'ok');
+  t.not(fresh, first, 'the fresh result');
 });
 
 t.test('MIN_FREE_DISK_MB is validated', async (t) => {
