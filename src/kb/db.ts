@@ -15,7 +15,9 @@
  * - busy_timeout: another connection (a second process, a backup tool) holding the write lock
  *   briefly is waited for instead of failing at once.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
@@ -42,12 +44,98 @@ export interface OpenKbDatabaseOptions {
 /** The meta row that tells whether the file was closed cleanly ('clean') or is in use ('running'). */
 const SHUTDOWN_KEY = 'shutdown';
 
-/** True when the file has a meta table whose shutdown mark says the last user did not close it. */
+/**
+ * Several processes may have the file open at once (replicas and workers on one DATA_DIR), so
+ * besides the shutdown mark each open handle has a row `open:<nonce>` = {host, pid, beat}: added
+ * at open, its beat renewed every HEARTBEAT_MS, removed at close. A row whose process is gone
+ * (same host: its pid is not running, or is this very pid, as after a container restart;
+ * another host: no beat for STALE_MS) is a process that never closed the file.
+ */
+const HANDLE_PREFIX = 'open:';
+export const HEARTBEAT_MS = 30_000;
+const STALE_MS = 4 * HEARTBEAT_MS;
+
+/** Handle keys of the stores this process has open (several in one process: tests, tools). */
+const ownHandles = new Set<string>();
+
+interface HandleRow {
+  key: string;
+  value: string;
+}
+
+function pidRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function handleRows(db: KbDatabase): HandleRow[] {
+  return db.prepare("SELECT key, value FROM meta WHERE key >= 'open:' AND key < 'open;'").all() as HandleRow[];
+}
+
+function isDead(row: HandleRow, now: number): boolean {
+  let h: { host?: unknown; pid?: unknown; beat?: unknown };
+  try {
+    h = JSON.parse(row.value) as typeof h;
+  } catch {
+    return true;
+  }
+  if (typeof h.pid !== 'number' || typeof h.beat !== 'number') return true;
+  // This pid: one of this process's own stores, or a predecessor's row (a container restarted with the same pid).
+  if (h.host === os.hostname()) return h.pid === process.pid ? !ownHandles.has(row.key) : !pidRunning(h.pid);
+  return now - h.beat > STALE_MS;
+}
+
+/** Handles of processes that ended without closing the file. */
+function deadHandles(db: KbDatabase, except?: string): string[] {
+  const now = Date.now();
+  return handleRows(db).filter((r) => r.key !== except && isDead(r, now)).map((r) => r.key);
+}
+
+/** This process's handle row (after migrations); returns its key. Rows of dead processes go. */
+export function registerHandle(db: KbDatabase): string {
+  const key = `${HANDLE_PREFIX}${randomBytes(6).toString('hex')}`;
+  db.transaction(() => {
+    for (const dead of deadHandles(db)) db.prepare('DELETE FROM meta WHERE key = ?').run(dead);
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(key, handleValue());
+  }).immediate();
+  ownHandles.add(key);
+  return key;
+}
+
+export function beatHandle(db: KbDatabase, key: string): void {
+  db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(handleValue(), key);
+}
+
+/** Removes this handle; marks the file clean when no other live process has it open. */
+export function releaseHandle(db: KbDatabase, key: string): void {
+  ownHandles.delete(key);
+  db.transaction(() => {
+    db.prepare('DELETE FROM meta WHERE key = ?').run(key);
+    const now = Date.now();
+    const others = handleRows(db).filter((r) => !isDead(r, now));
+    if (others.length === 0) markShutdown(db, 'clean');
+  }).immediate();
+}
+
+function handleValue(): string {
+  return JSON.stringify({ host: os.hostname(), pid: process.pid, beat: Date.now() });
+}
+
+/**
+ * True when a process that had the file open did not close it: a handle row of a process that is
+ * gone, or (a file from before handle rows) the shutdown mark left at 'running'.
+ */
 function closedUncleanly(db: KbDatabase): boolean {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
   if (!hasMeta) return false; // a new file (or one from before the mark): nothing written yet
+  if (deadHandles(db).length > 0) return true;
   const mark = db.prepare('SELECT value FROM meta WHERE key = ?').pluck().get(SHUTDOWN_KEY);
-  return mark !== undefined && mark !== 'clean';
+  const live = handleRows(db).length;
+  return live === 0 && mark !== undefined && mark !== 'clean';
 }
 
 /** Marks the file in use (after migrations) or cleanly closed (just before closing it). */

@@ -19,7 +19,19 @@ import os from 'node:os';
 import type { Statement } from 'better-sqlite3';
 import { isToolError, toolError } from '../errors.ts';
 import type { ChunkContentType } from '../retrieval/types.ts';
-import { integrityChecked, isStorageFailure, kbStorageError, markShutdown, openKbDatabase, type KbDatabase, type OpenKbDatabaseOptions } from './db.ts';
+import {
+  beatHandle,
+  HEARTBEAT_MS,
+  integrityChecked,
+  isStorageFailure,
+  kbStorageError,
+  markShutdown,
+  openKbDatabase,
+  registerHandle,
+  releaseHandle,
+  type KbDatabase,
+  type OpenKbDatabaseOptions,
+} from './db.ts';
 import { migrate } from './migrations.ts';
 import {
   COLLECTION_NAME_PATTERN,
@@ -171,6 +183,9 @@ export class KbStore implements KbStoreApi {
   private readonly s: ReturnType<KbStore['prepareFixed']>;
   /** Addition to KbStoreApi: whether this open ran quick_check (after an unclean shutdown, or asked). */
   readonly integrityChecked: boolean;
+  /** This process's row among the file's open handles (db.ts), and the timer renewing it. */
+  private handle: string | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
 
   /** Opens (creating and migrating) `dir/kb.sqlite`; `dir` is the knowledge base folder, DATA_DIR/kb. */
   constructor(dir: string, opts: KbStoreOptions = {}) {
@@ -180,11 +195,21 @@ export class KbStore implements KbStoreApi {
     try {
       migrate(this.db);
       markShutdown(this.db, 'running');
+      this.handle = registerHandle(this.db);
       this.s = this.prepareFixed();
     } catch (err) {
       this.db.close();
       throw kbStorageError('cannot be prepared', err);
     }
+    const handle = this.handle;
+    this.heartbeat = setInterval(() => {
+      try {
+        if (!this.closed) beatHandle(this.db, handle);
+      } catch {
+        // a busy or failing disk: the next beat tries again (only hosts elsewhere read the beat)
+      }
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   private prepareFixed() {
@@ -714,9 +739,12 @@ export class KbStore implements KbStoreApi {
     if (this.closed) return;
     this.closed = true;
     this.cache.clear();
+    if (this.heartbeat) clearInterval(this.heartbeat);
     try {
       this.db.pragma('optimize');
-      markShutdown(this.db, 'clean');
+      // Clean only when this was the last process with the file open (replicas share it).
+      if (this.handle) releaseHandle(this.db, this.handle);
+      else markShutdown(this.db, 'clean');
     } catch {
       // best effort: without the mark the next open runs quick_check
     }

@@ -1,0 +1,61 @@
+/**
+ * One database file, several processes (replicas on a shared DATA_DIR): a process that closes
+ * cleanly while another still has the file open does not mark it clean for both, so when the other
+ * is then killed, the next open still runs quick_check; when every process closed, it does not.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import t from 'tap';
+import { KbStore } from '../../src/kb/kb-store.ts';
+import { tempDir } from '../helper.ts';
+
+const FIXTURE = path.resolve(import.meta.dirname, 'fixtures/hold-store.ts');
+const TSX = import.meta.resolve('tsx');
+
+async function holdOpen(t: { teardown(fn: () => void): void }, dir: string) {
+  const child = spawn(process.execPath, ['--import', TSX, FIXTURE, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      if (String(d).includes('open')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`exited (${code}): ${err}`)));
+  });
+  return child;
+}
+
+t.test('another process killed after this one closed cleanly: the next open checks the file', async (t) => {
+  const dir = path.join(tempDir(t, 'rag-kb-handles-'), 'kb');
+  const first = new KbStore(dir);
+  first.close();
+  const held = await holdOpen(t, dir);
+  const mine = new KbStore(dir);
+  t.equal(mine.integrityChecked, false, 'a live process holding the file is not a crash');
+  mine.close();
+  held.kill('SIGKILL');
+  await new Promise((r) => held.once('exit', r));
+  const after = new KbStore(dir);
+  t.equal(after.integrityChecked, true, 'its kill is found although this process closed cleanly meanwhile');
+  after.close();
+  const again = new KbStore(dir);
+  t.equal(again.integrityChecked, false, 'once checked, and every process closed, the file is clean');
+  t.same(again.listCollections().map((c) => c.name), ['held']);
+  again.close();
+});
+
+t.test('two stores of one process on one file: each close leaves the other\'s handle, the last marks it clean', async (t) => {
+  const dir = path.join(tempDir(t, 'rag-kb-handles-'), 'kb');
+  const a = new KbStore(dir);
+  const b = new KbStore(dir);
+  t.equal(b.integrityChecked, false, "the other store's handle in this process is live, not dead");
+  a.close();
+  b.createCollection('still-open', null);
+  b.close();
+  const c = new KbStore(dir);
+  t.equal(c.integrityChecked, false);
+  c.close();
+});
