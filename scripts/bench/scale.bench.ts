@@ -52,19 +52,30 @@ async function call(api: ApiProcess | string, method: string, p: string, body?: 
   return { status: res.status, body: s ? JSON.parse(s) : null };
 }
 
+/** Ingests documents from..from+count as jobs of at most 100 URLs (the REST limit), all at once; resolves when all ended. */
 async function ingest(api: ApiProcess, collection: string, from: number, count: number): Promise<number> {
-  const urls = Array.from({ length: count }, (_, k) => `${base}/doc-${from + k}.txt`);
   const t0 = performance.now();
-  const r = await call(api, 'POST', `/v1/collections/${collection}/documents`, { urls });
-  if (r.status !== 202) throw new Error(`ingest answered ${r.status}: ${JSON.stringify(r.body)}`);
-  for (;;) {
-    const job = (await call(api, 'GET', `/v1/jobs/${r.body.id}`)).body;
-    if (['succeeded', 'partial', 'failed', 'cancelled'].includes(job.status)) {
-      if (job.counts.done !== count) throw new Error(`job ${job.status}: ${JSON.stringify(job.counts)}`);
-      return performance.now() - t0;
-    }
-    await new Promise((res) => setTimeout(res, 100));
+  const ids: string[] = [];
+  for (let start = 0; start < count; start += 100) {
+    const urls = Array.from({ length: Math.min(100, count - start) }, (_, k) => `${base}/doc-${from + start + k}.txt`);
+    const r = await call(api, 'POST', `/v1/collections/${collection}/documents`, { urls });
+    if (r.status !== 202) throw new Error(`ingest answered ${r.status}: ${JSON.stringify(r.body)}`);
+    ids.push(r.body.id);
   }
+  let done = 0;
+  for (const id of ids) {
+    for (;;) {
+      const job = (await call(api, 'GET', `/v1/jobs/${id}`)).body;
+      if (['succeeded', 'partial', 'failed', 'cancelled'].includes(job.status)) {
+        if (job.counts.done !== job.counts.total) throw new Error(`job ${job.status}: ${JSON.stringify(job.counts)}`);
+        done += job.counts.done;
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+  if (done !== count) throw new Error(`${done} of ${count} documents ingested`);
+  return performance.now() - t0;
 }
 
 /** Closed loop: CLIENTS callers, each sending its next search when the last answered, for SEARCH_S seconds. */
@@ -91,6 +102,21 @@ async function searchLoad(addresses: string[], collection: string): Promise<{ rp
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
+
+/** Busy and total jiffies of the whole machine (/proc/stat): how much of the CPUs a phase used. */
+function cpuTimes(): { busy: number; total: number } {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; cpu: number }> {
+  const a = cpuTimes();
+  const value = await fn();
+  const b = cpuTimes();
+  return { value, cpu: (b.busy - a.busy) / Math.max(1, b.total - a.total) };
+}
+const pct = (x: number) => `${Math.round(x * 100)}%`;
 const rows: string[] = [];
 const shared = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-scale-bench-'));
 const common = { ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_RPM: '1000000', LOG_LEVEL: 'info' };
@@ -102,11 +128,11 @@ try {
     const api = await startApi(t, { ...common, DATA_DIR: path.join(shared, 'single') });
     await call(api, 'POST', '/v1/collections', { name: 'bench' });
     await ingest(api, 'bench', 1_000_000, 1); // warm-up: extraction child, language detector
-    const ms = await ingest(api, 'bench', 0, DOCS);
-    rows.push(`| one process, no Redis | ${fmt(DOCS / (ms / 1000))} docs/s | 1.00 (baseline) |`);
+    const { value: ms, cpu } = await measured(() => ingest(api, 'bench', 0, DOCS));
+    rows.push(`| one process, no Redis | ${fmt(DOCS / (ms / 1000))} docs/s | 1.00 (baseline) | ${pct(cpu)} |`);
     await cleanup();
   }
-  const redisRows: Array<{ workers: number; dps: number }> = [];
+  const redisRows: Array<{ workers: number; dps: number; cpu: number }> = [];
   for (const workers of [1, 2, 4]) {
     const redis = await startRedisServer(t);
     const dataDir = path.join(shared, `w${workers}`);
@@ -115,8 +141,8 @@ try {
     const api = procs[0]!;
     await call(api, 'POST', '/v1/collections', { name: 'bench' });
     await ingest(api, 'bench', 1_000_000, workers * 2); // warm-up: every worker's first document
-    const ms = await ingest(api, 'bench', 0, DOCS);
-    redisRows.push({ workers, dps: DOCS / (ms / 1000) });
+    const { value: ms, cpu } = await measured(() => ingest(api, 'bench', 0, DOCS));
+    redisRows.push({ workers, dps: DOCS / (ms / 1000), cpu });
     if (workers === 4) {
       // The search runs use this collection: a second API joins, the workers stop.
       const api2 = await startApi(t, env, ['--role', 'api']);
@@ -125,21 +151,21 @@ try {
       await call(api, 'POST', '/v1/collections/bench/search', { query: 'warm' });
       await call(api2, 'POST', '/v1/collections/bench/search', { query: 'warm' });
       const chunks = (await call(api, 'GET', '/v1/collections/bench')).body.stats.chunks;
-      const one = await searchLoad([api.address], 'bench');
-      const two = await searchLoad([api.address, api2.address], 'bench');
+      const { value: one, cpu: cpu1 } = await measured(() => searchLoad([api.address], 'bench'));
+      const { value: two, cpu: cpu2 } = await measured(() => searchLoad([api.address, api2.address], 'bench'));
       rows.push('');
       rows.push(`search on ${DOCS} documents (${chunks} chunks), ${CLIENTS} clients:`);
-      rows.push('| API processes | searches/s | p50 ms | p95 ms | errors | ratio |');
-      rows.push('|---|---|---|---|---|---|');
-      rows.push(`| 1 | ${fmt(one.rps)} | ${fmt(one.p50)} | ${fmt(one.p95)} | ${one.errors} | 1.00 |`);
-      rows.push(`| 2 | ${fmt(two.rps)} | ${fmt(two.p50)} | ${fmt(two.p95)} | ${two.errors} | ${fmt(two.rps / one.rps, 2)} |`);
+      rows.push('| API processes | searches/s | p50 ms | p95 ms | errors | ratio | machine CPU busy |');
+      rows.push('|---|---|---|---|---|---|---|');
+      rows.push(`| 1 | ${fmt(one.rps)} | ${fmt(one.p50)} | ${fmt(one.p95)} | ${one.errors} | 1.00 | ${pct(cpu1)} |`);
+      rows.push(`| 2 | ${fmt(two.rps)} | ${fmt(two.p50)} | ${fmt(two.p95)} | ${two.errors} | ${fmt(two.rps / one.rps, 2)} | ${pct(cpu2)} |`);
     }
     await cleanup();
   }
   const one = redisRows[0]!.dps;
-  const ingestRows = redisRows.map((r) => `| ${r.workers} worker${r.workers > 1 ? 's' : ''} + 1 API, Redis | ${fmt(r.dps)} docs/s | ${fmt(r.dps / one, 2)} (vs 1 worker) |`);
-  console.log(`\ningestion of ${DOCS} documents by URL (INGEST_CONCURRENCY 2 per process):`);
-  console.log('| setup | throughput | ratio |\n|---|---|---|');
+  const ingestRows = redisRows.map((r) => `| ${r.workers} worker${r.workers > 1 ? 's' : ''} + 1 API, Redis | ${fmt(r.dps)} docs/s | ${fmt(r.dps / one, 2)} (vs 1 worker) | ${pct(r.cpu)} |`);
+  console.log(`\ningestion of ${DOCS} documents by URL (INGEST_CONCURRENCY 2 per process; machine CPU busy: all ${os.cpus().length} cores, every process):`);
+  console.log('| setup | throughput | ratio | machine CPU busy |\n|---|---|---|---|');
   console.log([rows[0], ...ingestRows, ...rows.slice(1)].join('\n'));
 } finally {
   await cleanup();
