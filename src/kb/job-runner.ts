@@ -158,6 +158,44 @@ export function itemEvent(job: JobRecord, type: 'progress' | 'item', item: JobIt
   return { job_id: job.id, type, fraction: jobFraction(job), item: structuredClone(item), message };
 }
 
+/** A new job's record: every item queued, nothing started. */
+export function newJobRecord(collection: string, items: readonly NewItem[]): JobRecord {
+  const record: JobRecord = {
+    id: newJobId(),
+    collection,
+    status: 'queued',
+    reason: null,
+    items: items.map((it, index) => ({
+      index,
+      source: it.source,
+      source_kind: it.source_kind,
+      stage: 'queued',
+      document_id: null,
+      note: null,
+      error: null,
+      progress: emptyProgress(),
+      started_at: null,
+      finished_at: null,
+    })),
+    counts: countsOf([]),
+    created_at: now(),
+    started_at: null,
+    finished_at: null,
+    resumed: 0,
+  };
+  record.counts = countsOf(record.items);
+  return record;
+}
+
+/** The job's options with the uploads' content types by item index (kept beside the spool). */
+export function withContentTypes(options: JobOptions, items: readonly NewItem[]): JobOptions {
+  const contentTypes: Record<number, string> = {};
+  items.forEach((it, i) => {
+    if (it.upload?.contentType) contentTypes[i] = it.upload.contentType;
+  });
+  return { ...options, ...(Object.keys(contentTypes).length ? { contentTypes } : {}) };
+}
+
 export class JobRunner {
   private readonly live = new Map<string, LiveJob>();
   /** Counts item starts: a job's last turn, for round-robin. */
@@ -216,36 +254,9 @@ export class JobRunner {
     if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
     if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
     this.checkRoom(items.length);
-    const id = newJobId();
-    const record: JobRecord = {
-      id,
-      collection,
-      status: 'queued',
-      reason: null,
-      items: items.map((it, index) => ({
-        index,
-        source: it.source,
-        source_kind: it.source_kind,
-        stage: 'queued',
-        document_id: null,
-        note: null,
-        error: null,
-        progress: emptyProgress(),
-        started_at: null,
-        finished_at: null,
-      })),
-      counts: countsOf([]),
-      created_at: now(),
-      started_at: null,
-      finished_at: null,
-      resumed: 0,
-    };
-    record.counts = countsOf(record.items);
-    const contentTypes: Record<number, string> = {};
-    items.forEach((it, i) => {
-      if (it.upload?.contentType) contentTypes[i] = it.upload.contentType;
-    });
-    const opts: JobOptions = { ...options, ...(Object.keys(contentTypes).length ? { contentTypes } : {}) };
+    const record = newJobRecord(collection, items);
+    const id = record.id;
+    const opts = withContentTypes(options, items);
     const uploads = items.map((it, i) => [i, it.upload] as const).filter(([, u]) => u);
     const needsSpool = uploads.length > 0 || opts.force || opts.ocr || opts.allowedDirs;
     if (needsSpool) {

@@ -19,7 +19,7 @@ import { toolError } from '../errors.ts';
 import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
-import { countsOf, emptyProgress, endStatus, isEnded, jobEndEvent, newJobId, safeCall, TERMINAL_STAGES, writeAtomic, type JobOptions, type NewItem } from './job-runner.ts';
+import { countsOf, endStatus, isEnded, jobEndEvent, newJobRecord, safeCall, TERMINAL_STAGES, withContentTypes, writeAtomic, type JobOptions, type NewItem } from './job-runner.ts';
 import type { JobEvent, JobRecord, KbStoreApi } from './types.ts';
 
 export const INGEST_QUEUE_NAME = 'ingest';
@@ -124,36 +124,9 @@ export class RedisJobQueue implements JobQueue {
     if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
     if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
     await this.checkRoom(items.length);
-    const id = newJobId();
-    const record: JobRecord = {
-      id,
-      collection,
-      status: 'queued',
-      reason: null,
-      items: items.map((it, index) => ({
-        index,
-        source: it.source,
-        source_kind: it.source_kind,
-        stage: 'queued',
-        document_id: null,
-        note: null,
-        error: null,
-        progress: emptyProgress(),
-        started_at: null,
-        finished_at: null,
-      })),
-      counts: countsOf([]),
-      created_at: now(),
-      started_at: null,
-      finished_at: null,
-      resumed: 0,
-    };
-    record.counts = countsOf(record.items);
-    const contentTypes: Record<number, string> = {};
-    items.forEach((it, i) => {
-      if (it.upload?.contentType) contentTypes[i] = it.upload.contentType;
-    });
-    const opts: JobOptions = { ...options, ...(Object.keys(contentTypes).length ? { contentTypes } : {}) };
+    const record = newJobRecord(collection, items);
+    const id = record.id;
+    const opts = withContentTypes(options, items);
     const spool = spoolOf(this.deps.spoolDir, id);
     // Always written: the worker that runs a document is another process and reads the options here.
     try {

@@ -9,25 +9,10 @@ import path from 'node:path';
 import { KbStore } from '../../src/kb/kb-store.ts';
 import { CollectionIndexes } from '../../src/kb/collection-index.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
-import type { NewChunk } from '../../src/kb/types.ts';
 import { makeVectors, versionOf, tempDir } from './fixtures/store-data.ts';
-import { generatedChunks, queriesFrom, reference } from './index-lexical-fixtures.ts';
+import { newChunks, queriesFrom, reference } from './index-lexical-fixtures.ts';
 
 const DIM = 8;
-
-function newChunks(n: number, seed: number): NewChunk[] {
-  return generatedChunks(n, seed).map((c, i) => ({
-    ord: i,
-    text: c.text,
-    page_start: null,
-    page_end: null,
-    heading_path: c.heading_path,
-    char_start: 0,
-    char_end: c.text.length,
-    importance: 0.5,
-    content_type: 'text',
-  }));
-}
 
 t.test('rebuild from the store, commits applied, snapshot reloaded, scores equal a fresh Bm25Index', async (t) => {
   const root = tempDir(t, 'kb-ix-store-');

@@ -10,6 +10,7 @@ import { Bm25Index } from '../../src/retrieval/bm25.ts';
 import { lexicalDocOf } from '../../src/retrieval/search.ts';
 import type { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import type { LexicalChunk, LexicalHit } from '../../src/kb/lexical-index.ts';
+import type { NewChunk } from '../../src/kb/types.ts';
 import { seededRandom } from '../fixtures-gen/seeded-random.ts';
 
 export const rng = seededRandom;
@@ -84,4 +85,19 @@ export function queriesFrom(chunks: readonly LexicalChunk[], n: number, seed: nu
     out.push(q.join(' '));
   }
   return out;
+}
+
+/** generatedChunks as store rows (NewChunk) for a document: ord by position, whole text, no pages. */
+export function newChunks(n: number, seed: number): NewChunk[] {
+  return generatedChunks(n, seed).map((c, i) => ({
+    ord: i,
+    text: c.text,
+    page_start: null,
+    page_end: null,
+    heading_path: c.heading_path,
+    char_start: 0,
+    char_end: c.text.length,
+    importance: 0.5,
+    content_type: 'text',
+  }));
 }
