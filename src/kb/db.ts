@@ -95,6 +95,12 @@ function deadHandles(db: KbDatabase, except?: string): string[] {
   return handleRows(db).filter((r) => r.key !== except && isDead(r, now)).map((r) => r.key);
 }
 
+/** Keys of the handles whose process still has the file open (this process's included). */
+export function liveHandleKeys(db: KbDatabase): Set<string> {
+  const now = Date.now();
+  return new Set(handleRows(db).filter((r) => !isDead(r, now)).map((r) => r.key));
+}
+
 /** This process's handle row (after migrations); returns its key. Rows of dead processes go. */
 export function registerHandle(db: KbDatabase): string {
   const key = `${HANDLE_PREFIX}${randomBytes(6).toString('hex')}`;

@@ -286,7 +286,8 @@ export class JobRunner {
   resume(collectionExists: (name: string) => boolean): { resumed: number; failed: number } {
     let resumed = 0;
     let failed = 0;
-    for (const job of this.deps.store.unfinishedJobs()) {
+    // Only jobs no live process runs: with --workers N another process may be running its own.
+    for (const job of this.deps.store.claimOrphanJobs()) {
       const options = this.readOptions(job.id) ?? { force: false };
       if (!collectionExists(job.collection)) {
         this.endInterrupted(job, 'interrupted by a restart; the collection no longer exists');

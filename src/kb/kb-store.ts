@@ -25,6 +25,7 @@ import {
   integrityChecked,
   isStorageFailure,
   kbStorageError,
+  liveHandleKeys,
   markShutdown,
   openKbDatabase,
   registerHandle,
@@ -139,6 +140,7 @@ interface JobRow {
   finished_at: string | null;
   resumed: number;
   cancel_requested: number;
+  owner: string | null;
 }
 
 const CHUNK_COLUMNS = 'id, document_id, collection_id, ord, text, page_start, page_end, heading_path, char_start, char_end, importance, content_type';
@@ -156,7 +158,7 @@ function toChunk(r: ChunkRow): ChunkRecord {
 }
 
 function toJob(r: JobRow): JobRecord {
-  const { cancel_requested: _cancel, ...rest } = r;
+  const { cancel_requested: _cancel, owner: _owner, ...rest } = r;
   return { ...rest, items: JSON.parse(r.items) as JobRecord['items'], counts: JSON.parse(r.counts) as JobRecord['counts'] };
 }
 
@@ -273,8 +275,8 @@ export class KbStore implements KbStoreApi {
       ),
 
       insertJob: db.prepare(
-        `INSERT INTO jobs (id, collection, status, reason, items, counts, created_at, started_at, finished_at, resumed)
-         VALUES (@id, @collection, @status, @reason, @items, @counts, @created_at, @started_at, @finished_at, @resumed)`,
+        `INSERT INTO jobs (id, collection, status, reason, items, counts, created_at, started_at, finished_at, resumed, owner)
+         VALUES (@id, @collection, @status, @reason, @items, @counts, @created_at, @started_at, @finished_at, @resumed, @owner)`,
       ),
       updateJob: db.prepare(
         `UPDATE jobs SET collection = @collection, status = @status, reason = @reason, items = @items, counts = @counts,
@@ -283,6 +285,7 @@ export class KbStore implements KbStoreApi {
       job: db.prepare('SELECT * FROM jobs WHERE id = ?'),
       unfinishedJobs: db.prepare("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id"),
       setCancelRequested: db.prepare('UPDATE jobs SET cancel_requested = ? WHERE id = ?'),
+      setOwner: db.prepare('UPDATE jobs SET owner = ? WHERE id = ?'),
     };
   }
 
@@ -664,7 +667,7 @@ export class KbStore implements KbStoreApi {
   createJob(job: JobRecord): void {
     this.guard('cannot record the job', () => {
       try {
-        this.s.insertJob.run(this.jobParams(job));
+        this.s.insertJob.run({ ...this.jobParams(job), owner: this.handle });
       } catch (err) {
         if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw toolError('CONFLICT', `job ${job.id} already exists`);
         throw err;
@@ -709,6 +712,20 @@ export class KbStore implements KbStoreApi {
 
   unfinishedJobs(): JobRecord[] {
     return this.guard('read failed', () => (this.s.unfinishedJobs.all() as JobRow[]).map(toJob));
+  }
+
+  /**
+   * Unfinished jobs no live process runs (their process died or stopped, or they were made before
+   * jobs had owners), now owned by this store's process: what a start-up may resume. Jobs of
+   * another process that still has the file open are left to it.
+   */
+  claimOrphanJobs(): JobRecord[] {
+    return this.tx('cannot record the job', () => {
+      const live = liveHandleKeys(this.db);
+      const rows = (this.s.unfinishedJobs.all() as JobRow[]).filter((r) => r.owner === null || r.owner === this.handle || !live.has(r.owner));
+      for (const r of rows) this.s.setOwner.run(this.handle, r.id);
+      return rows.map(toJob);
+    });
   }
 
   /**

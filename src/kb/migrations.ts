@@ -122,6 +122,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // Cancelling is asked by one process (an API replica) and seen by another (the worker running
   // the document), so the request lives in the job's row, not in process memory.
   { version: 2, name: 'jobs.cancel_requested', up: (db) => db.exec('ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0') },
+  // The open handle (db.ts) of the process running an in-process job: at start a process resumes
+  // only jobs whose process is gone, not those another live process (--workers N) is running.
+  { version: 3, name: 'jobs.owner', up: (db) => db.exec('ALTER TABLE jobs ADD COLUMN owner TEXT') },
 ];
 
 /** The schema version this code writes. */

@@ -12,20 +12,22 @@ import { tempDir } from '../helper.ts';
 const FIXTURE = path.resolve(import.meta.dirname, 'fixtures/hold-store.ts');
 const TSX = import.meta.resolve('tsx');
 
-async function holdOpen(t: { teardown(fn: () => void): void }, dir: string) {
-  const child = spawn(process.execPath, ['--import', TSX, FIXTURE, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function holdOpen(t: { teardown(fn: () => void): void }, dir: string, jobCollection?: string) {
+  const child = spawn(process.execPath, ['--import', TSX, FIXTURE, dir, ...(jobCollection ? [jobCollection] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   let err = '';
+  let out = '';
   child.stderr.on('data', (d) => (err += d));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (d) => {
-      if (String(d).includes('open')) resolve();
+      out += d;
+      if (out.includes('open\n')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`exited (${code}): ${err}`)));
   });
-  return child;
+  return Object.assign(child, { jobId: /job (\S+)/.exec(out)?.[1] ?? null });
 }
 
 t.test('another process killed after this one closed cleanly: the next open checks the file', async (t) => {
@@ -58,4 +60,23 @@ t.test('two stores of one process on one file: each close leaves the other\'s ha
   const c = new KbStore(dir);
   t.equal(c.integrityChecked, false);
   c.close();
+});
+
+t.test('start-up resume claims only jobs whose process is gone, never those of a live process on the same file', async (t) => {
+  const dir = path.join(tempDir(t, 'rag-kb-handles-'), 'kb');
+  new KbStore(dir).close();
+  const live = await holdOpen(t, dir, 'live-jobs');
+  const dead = await holdOpen(t, dir, 'dead-jobs');
+  dead.kill('SIGKILL');
+  await new Promise((r) => dead.once('exit', r));
+  const mine = new KbStore(dir);
+  const claimed = mine.claimOrphanJobs().map((j) => j.id);
+  t.same(claimed, [dead.jobId], "the killed process's job is claimed; the live one's is not");
+  t.same(mine.claimOrphanJobs().map((j) => j.id), [dead.jobId], 'claimed again by the same process (it owns it now)');
+  mine.close();
+  live.kill('SIGTERM');
+  await new Promise((r) => live.once('exit', r));
+  const next = new KbStore(dir);
+  t.same(next.claimOrphanJobs().map((j) => j.id).sort(), [dead.jobId, live.jobId].sort(), 'once both processes are gone, the next start takes both');
+  next.close();
 });
