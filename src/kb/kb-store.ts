@@ -286,6 +286,7 @@ export class KbStore implements KbStoreApi {
       unfinishedJobs: db.prepare("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id"),
       setCancelRequested: db.prepare('UPDATE jobs SET cancel_requested = ? WHERE id = ?'),
       setOwner: db.prepare('UPDATE jobs SET owner = ? WHERE id = ?'),
+      unfinishedJobCount: db.prepare("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')"),
     };
   }
 
@@ -712,6 +713,10 @@ export class KbStore implements KbStoreApi {
 
   unfinishedJobs(): JobRecord[] {
     return this.guard('read failed', () => (this.s.unfinishedJobs.all() as JobRow[]).map(toJob));
+  }
+
+  unfinishedJobCount(): number {
+    return this.guard('read failed', () => this.s.unfinishedJobCount.pluck().get() as number);
   }
 
   /**

@@ -272,7 +272,7 @@ export class RedisJobQueue implements JobQueue {
     }
     return {
       queue: 'redis',
-      jobs_active: this.deps.store.unfinishedJobs().length,
+      jobs_active: this.deps.store.unfinishedJobCount(),
       documents_queued: this.counts.waiting,
       documents_running: this.counts.active,
       queue_max: this.deps.queueMax,

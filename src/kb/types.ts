@@ -266,6 +266,7 @@ export interface KbStoreApi {
   listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
   /** Jobs left queued or running by a process that stopped (read at start-up). */
   unfinishedJobs(): JobRecord[];
+  unfinishedJobCount(): number;
   /** Unfinished jobs whose process is gone, claimed for this one (start-up resume). */
   claimOrphanJobs(): JobRecord[];
   /** One job's read-modify-write in one transaction (several processes may update its items). */
