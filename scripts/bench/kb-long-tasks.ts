@@ -65,25 +65,6 @@ for (let i = 0; i < prof.samples.length; i++) {
   const idle = node.callFrame.functionName === '(idle)';
   if (idle) {
     if (cur && cur.ms >= MIN_MS) tasks.push(cur);
-if (turnsFile) {
-  // Replace the runs by the measured long turns: samples from (end - length) to end.
-  const turns = JSON.parse(fs.readFileSync(turnsFile, 'utf8')) as Array<{ ms: number; hr: number; cpu?: number }>;
-  tasks.length = 0;
-  const times: number[] = [];
-  let tt = prof.startTime;
-  for (let i = 0; i < prof.samples.length; i++) times.push((tt += prof.timeDeltas[i] ?? 0));
-  for (const turn of turns) {
-    if (turn.ms < MIN_MS) continue;
-    const from = turn.hr - turn.ms * 1000;
-    const task: Task = { startMs: (from - prof.startTime) / 1000, ms: turn.ms, cpu: turn.cpu, samples: [] };
-    for (let i = 0; i < times.length; i++) {
-      if (times[i]! < from || times[i]! > turn.hr) continue;
-      const node = byId.get(prof.samples[i]!)!;
-      if (node.callFrame.functionName !== '(idle)') task.samples.push({ node: node.id, us: prof.timeDeltas[i] ?? 0 });
-    }
-    tasks.push(task);
-  }
-}
     cur = null;
     continue;
   }

@@ -22,6 +22,7 @@ import type { OcrWord } from './types.ts';
 import { readImageInfo } from './image-info.ts';
 import { abortError as cancelled } from '../util/abort.ts';
 import { errorText as errorMessage } from '../util/error-text.ts';
+import { withTimeout } from '../util/timeout.ts';
 
 export interface OcrResult {
   text: string;
@@ -195,7 +196,7 @@ export class OcrPool {
     const run = this.#osdChain.then(async () => {
       if (signal?.aborted) throw abortError(signal);
       const worker = await this.#osd();
-      const res = await withTimeout(worker.detect(image), this.#jobTimeoutMs, 'Orientation detection');
+      const res = await withTimeout(worker.detect(image), this.#jobTimeoutMs, timedOut('Orientation detection', this.#jobTimeoutMs));
       const d = res.data as { orientation_degrees: number | null; orientation_confidence: number | null; script: string | null; script_confidence: number | null };
       if (d.orientation_degrees === null) return null;
       const rotate = ([0, 90, 180, 270] as const).find((r) => r === d.orientation_degrees) ?? 0;
@@ -222,7 +223,7 @@ export class OcrPool {
           legacyLang: true,
           errorHandler: () => undefined,
           logger: () => undefined,
-        }), WORKER_START_TIMEOUT_MS, 'Starting orientation detection'),
+        }), WORKER_START_TIMEOUT_MS, timedOut('Starting orientation detection', WORKER_START_TIMEOUT_MS)),
       );
       this.#osdWorker.catch(() => {
         this.#osdWorker = null;
@@ -519,22 +520,7 @@ export class OcrPool {
 
 const abortError = (signal: AbortSignal) => cancelled(signal, 'OCR');
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(toolError('TIMEOUT', `${what} took longer than ${Math.round(ms / 1000)} s`)), ms);
-    timer.unref?.();
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
-}
+const timedOut = (what: string, ms: number) => () => toolError('TIMEOUT', `${what} took longer than ${Math.round(ms / 1000)} s`);
 
 /** Tesseract's messages often repeat "Error:"; drop it. */
 const errorText = (err: unknown) => errorMessage(err, 200).replace(/^Error:\s*/i, '');

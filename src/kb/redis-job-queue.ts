@@ -18,6 +18,7 @@ import type { Queue } from 'bullmq';
 import { toolError } from '../errors.ts';
 import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
+import { withTimeout } from '../util/timeout.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
 import { countsOf, endStatus, isEnded, jobEndEvent, newJobRecord, safeCall, TERMINAL_STAGES, withContentTypes, writeAtomic, type JobOptions, type NewItem } from './job-runner.ts';
 import type { JobEvent, JobRecord, KbStoreApi } from './types.ts';
@@ -95,7 +96,7 @@ export class RedisJobQueue implements JobQueue {
   }
 
   private async waitingCount(): Promise<{ waiting: number; active: number }> {
-    const c = await withTimeout(this.deps.queue.getJobCounts('wait', 'prioritized', 'delayed', 'paused', 'active'));
+    const c = await queueCall(this.deps.queue.getJobCounts('wait', 'prioritized', 'delayed', 'paused', 'active'));
     const waiting = (c.wait ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0) + (c.paused ?? 0);
     this.counts = { waiting, active: c.active ?? 0, at: Date.now(), refreshing: false };
     return this.counts;
@@ -143,7 +144,7 @@ export class RedisJobQueue implements JobQueue {
       throw err;
     }
     try {
-      await withTimeout(this.deps.queue.addBulk(record.items.map((it) => ({ name: 'ingest', data: { job: id, index: it.index }, opts: itemJobOptions(id, it.index, this.deps.attempts) }))));
+      await queueCall(this.deps.queue.addBulk(record.items.map((it) => ({ name: 'ingest', data: { job: id, index: it.index }, opts: itemJobOptions(id, it.index, this.deps.attempts) }))));
     } catch (err) {
       // Recorded, not queued: the job ends here with the reason rather than waiting forever.
       const reason = `the ingestion queue in Redis could not be reached (${errorText(err)})`;
@@ -295,15 +296,8 @@ export class RedisJobQueue implements JobQueue {
  * must not wait on that for long.
  */
 const QUEUE_CALL_TIMEOUT_MS = 3_000;
-function withTimeout<T>(p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${QUEUE_CALL_TIMEOUT_MS / 1000} s`)), QUEUE_CALL_TIMEOUT_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
+const queueCall = <T>(p: Promise<T>): Promise<T> =>
+  withTimeout(p, QUEUE_CALL_TIMEOUT_MS, () => new Error(`no answer within ${QUEUE_CALL_TIMEOUT_MS / 1000} s`));
 
 function unreachable(err: unknown) {
   return toolError('QUEUE_UNAVAILABLE', `The ingestion queue in Redis cannot be reached (${errorText(err)}); retry when Redis is back`, err);

@@ -16,6 +16,7 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { redactRedisUrl, RedisStartupError } from './redis-errors.ts';
+import { withTimeout } from '../util/timeout.ts';
 
 export type RedisFailureMode = 'open' | 'closed';
 /** ioredis's status, folded: up (ready), down (connecting again after a loss), or ended. */
@@ -136,7 +137,7 @@ export class RedisConnection {
       );
     });
     try {
-      await withTimeout(client.connect(), this.#connectTimeoutMs + 500, () => this.#lastError || 'timed out');
+      await withTimeout(client.connect(), this.#connectTimeoutMs + 500, () => new Error(this.#lastError || 'timed out'));
     } catch (err) {
       const detail = this.#lastError || describeError(err);
       client.disconnect();
@@ -226,14 +227,4 @@ function describeError(err: unknown): string {
   const e = err as { code?: string; message?: string };
   const message = String(e?.message ?? err);
   return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, why: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(why())), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }

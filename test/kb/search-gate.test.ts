@@ -11,39 +11,34 @@ const busy = (ms: number) => {
   while (Date.now() < end);
 };
 
-t.test('an I/O callback queued behind many searches runs after at most the gate width of them', async (t) => {
-  const gate = new SearchGate(1, 100);
+/**
+ * `n` 5 ms searches through the gate with /health arriving meanwhile (a macrotask of its own):
+ * the order in which they ran.
+ */
+async function searchesAndHealth(gate: SearchGate, n: number): Promise<string[]> {
   const order: string[] = [];
-  const searches = Array.from({ length: 10 }, (_, i) =>
+  const searches = Array.from({ length: n }, (_, i) =>
     gate.run(async () => {
       busy(5);
       order.push(`s${i}`);
     }),
   );
-  // Stands for /health arriving while the searches are queued: a macrotask of its own.
   const health = new Promise<void>((resolve) => setTimeout(() => {
     order.push('health');
     resolve();
   }, 0));
   await Promise.all([...searches, health]);
+  return order;
+}
+
+t.test('an I/O callback queued behind many searches runs after at most the gate width of them', async (t) => {
+  const order = await searchesAndHealth(new SearchGate(1, 100), 10);
   t.ok(order.indexOf('health') <= 2, `health ran after ${order.indexOf('health')} searches, not after all 10 (${order.join(' ')})`);
   t.same(order.filter((x) => x !== 'health'), Array.from({ length: 10 }, (_, i) => `s${i}`), 'searches keep their order');
 });
 
 t.test('two searches running side by side still start one event-loop pass apart', async (t) => {
-  const gate = new SearchGate(2, 100);
-  const order: string[] = [];
-  const searches = Array.from({ length: 6 }, (_, i) =>
-    gate.run(async () => {
-      busy(5);
-      order.push(`s${i}`);
-    }),
-  );
-  const health = new Promise<void>((resolve) => setTimeout(() => {
-    order.push('health');
-    resolve();
-  }, 0));
-  await Promise.all([...searches, health]);
+  const order = await searchesAndHealth(new SearchGate(2, 100), 6);
   // Both of a width-2 gate's searches in one check phase would put health after two of them.
   t.ok(order.indexOf('health') <= 1, `health ran after ${order.indexOf('health')} searches (${order.join(' ')})`);
   t.same(order.filter((x) => x !== 'health'), Array.from({ length: 6 }, (_, i) => `s${i}`), 'searches keep their order');
