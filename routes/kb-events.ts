@@ -5,12 +5,21 @@
  * proxies from closing an idle stream; the stream ends after the final `job` event. An unknown job
  * is a 404 JSON error before anything streams. The request guards (auth, Host/Origin, rate limit)
  * run first as for every route; a client that goes away is unsubscribed at once.
+ *
+ * Bounded: every stream has a send buffer of STREAM_BUFFER_BYTES (src/util/bounded-stream.ts);
+ * while its socket is full, progress ticks replace older ones of the same item, and a reader whose
+ * backlog still outgrows the buffer gets a final `event: dropped` (with the reason) and is
+ * disconnected. Streams per client and in all are capped (STREAM_MAX_PER_CLIENT / _TOTAL: 429
+ * RATE_LIMITED as JSON). All streams of one job share one subscription and one serialization of
+ * each event (src/kb/job-event-fanout.ts), and progress is fanned out at most every 250 ms.
  */
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import Type from 'typebox';
 import { errorResponseSchemas, GUARD_ERRORS } from '../src/error-responses.ts';
 import type { KnowledgeBaseApi } from '../src/kb/types.ts';
 import { JobEventSchema, JobId, JobSchema } from '../src/tools/kb/kb-schemas.ts';
+import { sseFrame } from '../src/kb/job-event-fanout.ts';
+import { BoundedWriter, DEFAULT_DROP_GRACE_MS } from '../src/util/bounded-stream.ts';
 
 export const JOB_EVENTS_ROUTE = '/v1/jobs/:job_id/events';
 export const HEARTBEAT_MS = 15_000;
@@ -36,10 +45,18 @@ function eventsDocs() {
 }
 
 export default async function kbEventsRoutes(app: FastifyInstance): Promise<void> {
-  const open = new Set<() => void>();
+  /** Open streams: each one's way to end it when the server stops. */
+  const open = new Map<BoundedWriter, () => void>();
+  const fanout = app.streams.jobEvents;
+  // One timer for every stream's heartbeat (not one per connection); a busy socket skips it.
+  const heartbeat = setInterval(() => {
+    for (const writer of open.keys()) writer.sendIfIdle(': heartbeat\n\n');
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
   // Streams would keep the server from closing: they end (without a final event) when it stops.
   app.addHook('preClose', async () => {
-    for (const end of [...open]) end();
+    clearInterval(heartbeat);
+    for (const end of [...open.values()]) end();
   });
 
   app.get(
@@ -63,6 +80,9 @@ export default async function kbEventsRoutes(app: FastifyInstance): Promise<void
       // NOT_FOUND leaves as the JSON error body: nothing has been written yet.
       const job = kb.getJob(jobId);
 
+      // Past the caller's share of streams: 429 as JSON, before anything streams.
+      const releaseSlot = app.streams.acquire(request, reply);
+
       reply.hijack();
       const raw = reply.raw;
       // Headers set by our hooks (request id, rate-limit counters) go out on the raw response.
@@ -75,35 +95,53 @@ export default async function kbEventsRoutes(app: FastifyInstance): Promise<void
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
-      let id = 0;
-      let ended = false;
-      let unsubscribe: (() => void) | null = null;
-      const send = (event: string, data: unknown) => {
-        if (!ended) raw.write(`id: ${++id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      let leave: (() => void) | null = null;
+      let gone = false;
+      // Everything a stream holds goes when it ends, however it ends (job over, dropped, client gone, server stopping).
+      const release = () => {
+        if (gone) return;
+        gone = true;
+        open.delete(writer);
+        leave?.();
+        leave = null;
+        releaseSlot();
       };
-      const heartbeat = setInterval(() => {
-        if (!ended) raw.write(': heartbeat\n\n');
-      }, HEARTBEAT_MS);
-      heartbeat.unref();
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        clearInterval(heartbeat);
-        open.delete(end);
-        unsubscribe?.();
-        if (!raw.writableEnded) raw.end();
-      };
-      open.add(end);
-      raw.once('close', end);
-
-      send('state', job);
-      const off = kb.subscribe(job.id, (e) => {
-        send(e.type, e);
-        if (e.type === 'job') end();
+      const writer: BoundedWriter = new BoundedWriter(raw, {
+        maxBytes: app.streams.bufferBytes,
+        // No id: it is not a job event, and a reconnecting client should resume from the last one it got.
+        dropFrame: (reason) => `event: dropped\ndata: ${JSON.stringify({ job_id: job.id, reason })}\n\n`,
+        onDrop: (reason) => {
+          request.log.warn({ event: 'sse.dropped', job: job.id, reason }, 'slow SSE reader dropped');
+          release();
+        },
       });
-      // An ended job's final event may come during subscribe itself.
-      if (ended) off();
-      else unsubscribe = off;
+      open.set(writer, () => {
+        release();
+        writer.release();
+        if (!raw.writableEnded) raw.end();
+        // A reader that never reads would keep its socket open past the server's close.
+        setTimeout(() => raw.destroy(), DEFAULT_DROP_GRACE_MS).unref();
+      });
+      raw.once('close', () => {
+        release();
+        writer.release();
+      });
+
+      leave = fanout.join(
+        job.id,
+        {
+          frame: (frame, type, itemKey) => {
+            // Progress of an item replaces its older queued tick; its final event keeps its place.
+            writer.send(frame, type === 'progress' ? { replaceKey: itemKey } : { barrierKey: itemKey });
+          },
+          end: () => {
+            release();
+            writer.end();
+          },
+        },
+        (stateId) => writer.send(sseFrame(stateId, 'state', job)),
+      );
+      if (gone) leave?.();
     },
   );
 }

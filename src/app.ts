@@ -21,6 +21,7 @@ import shutdownPlugin from '../plugins/shutdown.ts';
 import hostGuardPlugin from '../plugins/host-guard.ts';
 import rateLimitPlugin from '../plugins/rate-limit.ts';
 import authPlugin from '../plugins/auth.ts';
+import streamsPlugin from '../plugins/streams.ts';
 import errorHandlerPlugin, { sendError } from '../plugins/error-handler.ts';
 import jsonBodyPlugin from '../plugins/json-body.ts';
 import swaggerPlugin from '../plugins/swagger.ts';
@@ -99,6 +100,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   await app.register(shutdownPlugin);
   await app.register(hostGuardPlugin);
   await app.register(rateLimitPlugin);
+  await app.register(streamsPlugin);
   await app.register(authPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(jsonBodyPlugin);

@@ -18,6 +18,12 @@ export const ConfigSchema = Type.Object({
   MCP_TRANSPORT: Type.Union([Type.Literal('http'), Type.Literal('stdio')], { default: 'http' }),
   /** Tool calls per minute per client key (API key, else IP); global cap is 5x. 0 turns rate limiting off. */
   RATE_LIMIT_RPM: Int(60, 0, 1_000_000),
+  /** Bytes that may wait for one SSE/MCP stream reader (queued events plus its socket buffer); past it the reader is dropped. */
+  STREAM_BUFFER_BYTES: Int(1024 * 1024, 4096, 1024 * 1024 * 1024),
+  /** Open SSE/MCP progress streams per client (API key, else IP); more answer 429 RATE_LIMITED. */
+  STREAM_MAX_PER_CLIENT: Int(32, 1, 1_000_000),
+  /** Open SSE/MCP progress streams in all. */
+  STREAM_MAX_TOTAL: Int(2_000, 1, 1_000_000),
   /** Seconds; caps every timeout class (document 300, extraction 120, utility 30). */
   REQUEST_TIMEOUT: Type.Number({ default: 300, exclusiveMinimum: 0, maximum: 86_400 }),
   /** Comma-separated API keys; empty means auth is off. */
