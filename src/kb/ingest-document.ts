@@ -6,6 +6,16 @@
  * (replaceDocument) -> the collection's indexes apply the commit. Stages are reported as they
  * start, so the job shows where each document stands; a failure is thrown as a coded error and
  * the runner records it against this document only.
+ *
+ * Ordering (README, "Ordering"): for one source in one collection, the content read last wins.
+ * A read sequence number is taken from the database just before the bytes are fetched or opened
+ * (an upload's when the server received it), so a higher number means content at least as new:
+ * a file replaced atomically is seen whole, old or new, by an open, and an open that starts later
+ * sees the newer one. The commit carries the number and replaceDocument discards, in its own
+ * transaction, a version read before the stored one; the item then ends 'skipped' with a
+ * 'superseded' note. Concurrent jobs on one source thus converge to the newest read, whichever
+ * commits first. The number comes from SQLite, not a clock, so it orders processes sharing the
+ * database (replicas, workers) as well.
  */
 import type { CacheRegistry } from '../cache/cache-registry.ts';
 import type { Config } from '../config.ts';
@@ -21,6 +31,8 @@ import { readLocalFile } from './local-files.ts';
 import type { CollectionRecord, CommitResult, DocumentVersion, ItemProgress, ItemStage, KbStoreApi, NewChunk, SourceKind } from './types.ts';
 
 export const EMBED_BATCH = 32;
+/** The item note of a version discarded because the stored one was read later. */
+export const SUPERSEDED_NOTE = 'superseded: a newer read of this source was committed first; this older content was discarded';
 /** How long a document waits for the collection's embedder while models are still loading. */
 const EMBEDDER_WAIT_MS = 120_000;
 
@@ -33,6 +45,11 @@ export interface IngestSource {
   upload?: { bytes: Buffer; filename: string; contentType?: string };
   /** Local files: the allowed folders at the time of the request. */
   allowed?: { dirs: readonly string[]; origin: string };
+  /**
+   * Uploads: the read sequence number taken when the server received the bytes (the job's
+   * options keep it across a restart). Absent: taken here, just before the bytes are read.
+   */
+  readSeq?: number;
 }
 
 export interface IngestDeps {
@@ -137,6 +154,9 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   const documentId = row.id;
 
   opts.onProgress('downloading', {}, documentId);
+  // Before the fetch or open, not after: a read that starts later sees content at least as new
+  // (a slow read of a big old version must not count as later than a quick read of the new one).
+  const readSeq = src.readSeq ?? store.takeReadSeq?.() ?? null;
   let fetched: FetchedDocument;
   if (src.kind === 'url') {
     deps.caches?.download.delete(src.source);
@@ -159,8 +179,9 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   if (signal.aborted) throw abortError(signal, 'Ingestion');
 
   const existing = store.getDocument(opts.collectionId, documentId);
-  if (!opts.force && existing && existing.status === 'ready' && existing.content_sha256 === fetched.sha256) {
-    store.recordSkipped(documentId, fetched.sha256, opts.jobId);
+  // Recorded only while the stored version still holds these bytes (one transaction): a commit
+  // by another process in between means the content changed, and this read is ingested.
+  if (!opts.force && existing && existing.status === 'ready' && existing.content_sha256 === fetched.sha256 && store.recordSkipped(documentId, fetched.sha256, opts.jobId, readSeq) !== false) {
     return { stage: 'skipped', documentId, note: 'unchanged', chunks: existing.chunk_count };
   }
 
@@ -219,6 +240,7 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
     pages,
     language: doc.detected_language ?? null,
     job_id: opts.jobId,
+    read_seq: readSeq,
   };
   await deps.beforeCommit?.(opts.collectionName);
   if (signal.aborted) throw abortError(signal, 'Ingestion');
@@ -226,6 +248,10 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   if (!store.getDocument(opts.collectionId, documentId)) throw toolError('NOT_FOUND', 'The document was deleted during ingestion');
   // No await between the check above and the commit: it is one synchronous transaction.
   const commit = store.replaceDocument(opts.collectionId, documentId, version, chunks.map(toNewChunk), vectors);
+  if (commit.superseded) {
+    deps.log?.debug({ event: 'kb.superseded', document: documentId, read_seq: commit.superseded.read_seq, stored_read_seq: commit.superseded.stored_read_seq }, 'older read discarded');
+    return { stage: 'skipped', documentId, note: SUPERSEDED_NOTE, chunks: commit.document.chunk_count };
+  }
   const collection = store.getCollection(opts.collectionName);
   if (collection && collection.id === opts.collectionId) await deps.applyCommit(collection, commit);
   deps.log?.debug({ event: 'kb.ingested', document: documentId, chunks: chunks.length }, 'document ingested');

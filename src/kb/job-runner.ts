@@ -24,6 +24,8 @@ export interface JobOptions {
   allowedOrigin?: string;
   /** Content types of spooled uploads, by item index. */
   contentTypes?: Record<number, string>;
+  /** The upload's read sequence number, taken when it was received (the newest read wins: ingest-document.ts). */
+  uploadReadSeq?: number;
 }
 
 export interface ItemRun {

@@ -33,7 +33,7 @@ import {
   type KbDatabase,
   type OpenKbDatabaseOptions,
 } from './db.ts';
-import { migrate } from './migrations.ts';
+import { DATABASE_ID_KEY, migrate, READ_SEQ_KEY } from './migrations.ts';
 import {
   COLLECTION_NAME_PATTERN,
   type ChunkRecord,
@@ -111,6 +111,8 @@ interface DocumentRow {
   created_at: string;
   updated_at: string;
   ingested_at: string | null;
+  /** The read sequence number of the committed content (migration 4); internal, not in DocumentRecord. */
+  read_seq?: number | null;
 }
 
 interface ChunkRow {
@@ -149,7 +151,7 @@ const CHUNK_COLUMNS_C = CHUNK_COLUMNS.split(', ')
   .join(', ');
 
 function toDocument(r: DocumentRow): DocumentRecord {
-  const { error_code, error_message, seq: _seq, ...rest } = r;
+  const { error_code, error_message, seq: _seq, read_seq: _readSeq, ...rest } = r;
   return { ...rest, error: error_code === null ? null : { code: error_code, message: error_message ?? '' } };
 }
 
@@ -247,7 +249,7 @@ export class KbStore implements KbStoreApi {
         `UPDATE documents SET source = @source, source_kind = @source_kind, source_key = @source_key, filename = @filename,
            content_sha256 = @content_sha256, bytes = @bytes, type = @type, title = @title, pages = @pages, language = @language,
            status = 'ready', error_code = NULL, error_message = NULL, chunk_count = @chunk_count, revision = revision + 1,
-           updated_at = @at, ingested_at = @at
+           updated_at = @at, ingested_at = @at, read_seq = COALESCE(@read_seq, read_seq)
          WHERE id = @id RETURNING *`,
       ),
       failDocument: db.prepare(
@@ -466,6 +468,8 @@ export class KbStore implements KbStoreApi {
     return this.tx('cannot store the document', () => {
       const doc = this.s.document.get(documentId, collectionId) as DocumentRow | undefined;
       if (!doc) throw toolError('NOT_FOUND', `document ${documentId} not found in collection ${collectionId}`);
+      const superseded = this.supersededBy(doc, v);
+      if (superseded) return superseded;
       if (vectors && vectors.length > 0) {
         const c = this.s.collectionById.get(collectionId) as CollectionRecord;
         const dim = vectors[0]!.length;
@@ -524,12 +528,55 @@ export class KbStore implements KbStoreApi {
         language: v.language,
         chunk_count: chunks.length,
         at,
+        read_seq: v.read_seq ?? null,
       }) as DocumentRow;
       const version = this.s.bumpVersion.pluck().get(at, collectionId) as number;
       this.s.insertHistory.run(documentId, collectionId, at, 'ingested', v.content_sha256, v.job_id, `revision ${row.revision}, ${chunks.length} chunks`);
       const result: CommitResult = { document: toDocument(row), version, removedChunkIds, added };
       if (vectors) result.vectors = vectors;
       return result;
+    });
+  }
+
+  /**
+   * The rule "for one source in one collection, the content read last wins" (README, Ordering):
+   * inside replaceDocument's transaction, a version whose read (v.read_seq, from takeReadSeq) is
+   * older than the stored version's is discarded: nothing changes but a 'skipped' history row
+   * saying so, and the result carries `superseded`. A version without a read number (callers from
+   * before the rule) is not ordered; a stored row without one (committed before migration 4)
+   * loses to any read.
+   */
+  private supersededBy(doc: DocumentRow, v: DocumentVersion): CommitResult | null {
+    const incoming = v.read_seq ?? null;
+    const stored = doc.read_seq ?? null;
+    if (incoming === null || stored === null || incoming >= stored) return null;
+    const detail = `superseded: this read (#${incoming}) is older than the stored version's (#${stored}); discarded`;
+    this.s.insertHistory.run(doc.id, doc.collection_id, now(), 'skipped', v.content_sha256, v.job_id, detail);
+    const c = this.s.collectionById.get(doc.collection_id) as CollectionRecord;
+    return { document: toDocument(doc), version: c.version, removedChunkIds: [], added: [], superseded: { read_seq: incoming, stored_read_seq: stored } };
+  }
+
+  /**
+   * Addition to KbStoreApi: the next read sequence number, taken in a tiny IMMEDIATE transaction
+   * on the meta counter, so processes sharing the file (replicas, workers) get distinct, ordered
+   * numbers. Taken just before a document's bytes are fetched or opened (ingest-document.ts).
+   */
+  takeReadSeq(): number {
+    return this.tx('cannot take a read sequence number', () => {
+      const n = this.stmt(`UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = '${READ_SEQ_KEY}' RETURNING CAST(value AS INTEGER)`)
+        .pluck()
+        .get() as number | undefined;
+      if (n === undefined) throw toolError('STORAGE_UNAVAILABLE', 'knowledge base database lacks its read counter (meta read_seq); it was not migrated');
+      return n;
+    });
+  }
+
+  /** Addition to KbStoreApi: the database's random identity (meta database_id, migration 4), carried by index snapshots. */
+  databaseId(): string {
+    return this.guard('read failed', () => {
+      const id = this.stmt('SELECT value FROM meta WHERE key = ?').pluck().get(DATABASE_ID_KEY) as string | undefined;
+      if (!id) throw toolError('STORAGE_UNAVAILABLE', 'knowledge base database lacks its identity (meta database_id); it was not migrated');
+      return id;
     });
   }
 
@@ -561,11 +608,22 @@ export class KbStore implements KbStoreApi {
     return this.guard('read failed', () => this.s.history.all(documentId) as HistoryEntry[]);
   }
 
-  recordSkipped(documentId: string, contentSha256: string, jobId: string | null): void {
-    this.guard('cannot record the skip', () => {
+  /**
+   * With `readSeq`: one transaction that records the skip only when the stored version is still
+   * ready with this content (false: another commit changed it meanwhile; ingest it), and moves the
+   * stored read number up to this read, so a commit of an older read of other content that
+   * arrives later is discarded (the bytes read last were these).
+   */
+  recordSkipped(documentId: string, contentSha256: string, jobId: string | null, readSeq?: number | null): boolean {
+    return this.tx('cannot record the skip', () => {
       const doc = this.s.documentAnywhere.get(documentId) as DocumentRow | undefined;
       if (!doc) throw toolError('NOT_FOUND', `document ${documentId} not found`);
+      if (readSeq !== undefined && readSeq !== null) {
+        if (doc.status !== 'ready' || doc.content_sha256 !== contentSha256) return false;
+        this.stmt('UPDATE documents SET read_seq = MAX(COALESCE(read_seq, 0), ?) WHERE id = ?').run(readSeq, documentId);
+      }
       this.s.insertHistory.run(documentId, doc.collection_id, now(), 'skipped', contentSha256, jobId, 'unchanged');
+      return true;
     });
   }
 

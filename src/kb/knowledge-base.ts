@@ -321,6 +321,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       force,
       ...(req.ocr ? { ocr: req.ocr } : {}),
       ...(allowed && allowed.origin !== 'ALLOWED_DIRS' ? { allowedDirs: [...allowed.dirs], allowedOrigin: allowed.origin } : {}),
+      // An upload is read when it arrives: of two uploads of one name, the one received last wins.
+      ...(req.upload && store.takeReadSeq ? { uploadReadSeq: store.takeReadSeq() } : {}),
     };
     return this.runner!.submit(collection, items, options);
   }
@@ -684,6 +686,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     if (item.source_kind === 'upload') {
       const contentType = run.options.contentTypes?.[item.index];
       src.upload = { bytes: run.upload!, filename: item.source, ...(contentType ? { contentType } : {}) };
+      if (run.options.uploadReadSeq !== undefined) src.readSeq = run.options.uploadReadSeq;
     } else if (item.source_kind === 'path') {
       src.allowed = run.options.allowedDirs
         ? { dirs: run.options.allowedDirs, origin: run.options.allowedOrigin ?? "the MCP client's roots" }

@@ -4,6 +4,7 @@
  * crash leaves the file at one version or the next, never between. A file written by a newer
  * server (user_version above the last migration known here) is refused, not guessed at.
  */
+import { randomBytes } from 'node:crypto';
 import { toolError } from '../errors.ts';
 import type { KbDatabase } from './db.ts';
 
@@ -125,7 +126,29 @@ export const MIGRATIONS: readonly Migration[] = [
   // The open handle (db.ts) of the process running an in-process job: at start a process resumes
   // only jobs whose process is gone, not those another live process (--workers N) is running.
   { version: 3, name: 'jobs.owner', up: (db) => db.exec('ALTER TABLE jobs ADD COLUMN owner TEXT') },
+  // Two facts the indexes and the commit path need (issue 19):
+  // - meta 'database_id': a random id made once with the database (here, for new and existing
+  //   files alike). Index snapshots carry it, so a snapshot left by another database in the same
+  //   folder (kb.sqlite moved away, indexes/ kept) is rebuilt, not "caught up" by chunk ids that
+  //   a new database hands out again from 1.
+  // - documents.read_seq and meta 'read_seq': a counter taken when a document's bytes are read
+  //   (takeReadSeq), stored with the version committed. A commit carrying an older read than the
+  //   stored one is discarded (kb-store.ts, replaceDocument). Rows from before stay NULL: older
+  //   than any read made from now on.
+  { version: 4, name: 'database identity and read order', up: (db) => migrateReadOrder(db) },
 ];
+
+function migrateReadOrder(db: KbDatabase): void {
+  db.exec('ALTER TABLE documents ADD COLUMN read_seq INTEGER');
+  const put = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
+  put.run(DATABASE_ID_KEY, randomBytes(16).toString('hex'));
+  put.run(READ_SEQ_KEY, '0');
+}
+
+/** meta key of the database's random identity (32 hex characters). */
+export const DATABASE_ID_KEY = 'database_id';
+/** meta key of the last read sequence number handed out (an integer as text). */
+export const READ_SEQ_KEY = 'read_seq';
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

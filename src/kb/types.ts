@@ -110,6 +110,11 @@ export interface CommitResult {
   added: ChunkRecord[];
   /** The vectors stored with `added`, same order (absent when lexical only). */
   vectors?: Float32Array[];
+  /**
+   * Set when the version was discarded because the stored one was read later (the newest read
+   * wins): nothing changed, `added`/`removedChunkIds` are empty, `version` is the current one.
+   */
+  superseded?: { read_seq: number; stored_read_seq: number };
 }
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'cancelled';
@@ -209,6 +214,11 @@ export interface DocumentVersion {
   language: string | null;
   /** The job that ingested it (history). */
   job_id: string | null;
+  /**
+   * When its bytes were read (KbStoreApi.takeReadSeq, taken just before the fetch or open): a
+   * commit older than the stored version's read is discarded. Absent or null: not ordered.
+   */
+  read_seq?: number | null;
 }
 
 export interface KbStoreApi {
@@ -246,7 +256,11 @@ export interface KbStoreApi {
    */
   deleteDocument(collectionId: number, documentId: string): { version: number; removedChunkIds: number[] };
   history(documentId: string): Array<{ at: string; action: 'ingested' | 'skipped' | 'failed' | 'deleted'; content_sha256: string | null; job_id: string | null; detail: string | null }>;
-  recordSkipped(documentId: string, contentSha256: string, jobId: string | null): void;
+  /**
+   * A history row for an unchanged re-read. With `readSeq`: only while the stored version is ready
+   * with this content (false: it changed meanwhile), raising its read number to this read.
+   */
+  recordSkipped(documentId: string, contentSha256: string, jobId: string | null, readSeq?: number | null): boolean | void;
 
   /** Chunks by id, in the order asked (missing ids left out). */
   getChunks(ids: readonly number[]): ChunkRecord[];
@@ -422,4 +436,14 @@ export interface KbStoreApi {
   releaseLease(key: string, owner: string): void;
   /** The owner of the unexpired lease, or null. */
   leaseHolder(key: string): string | null;
+}
+
+// ---- Added for issue 19 items 3-4 (newest read wins; snapshots carry the database identity) ----
+
+/** Merged into KbStoreApi above: optional, so test stores need not have them. */
+export interface KbStoreApi {
+  /** The next read sequence number (a counter in the database: ordered across processes sharing it). */
+  takeReadSeq?(): number;
+  /** The database's random identity, made with it; index snapshots carry it. */
+  databaseId?(): string;
 }
