@@ -24,6 +24,7 @@ import { parseDocumentUrl } from '../documents/url-policy.ts';
 import {
   COLLECTION_NAME_PATTERN,
   MAX_CHUNK_SIZE,
+  MAX_DESCRIPTION_CHARS,
   MIN_CHUNK_SIZE,
   type AddDocumentsRequest,
   type ChunkRecord,
@@ -215,8 +216,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     if (size !== null && (!Number.isInteger(size) || size < MIN_CHUNK_SIZE || size > MAX_CHUNK_SIZE)) {
       throw toolError('VALIDATION_ERROR', `chunk_size must be an integer from ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE}`);
     }
-    if (description !== null && (typeof description !== 'string' || description.length > 2_000)) {
-      throw toolError('VALIDATION_ERROR', 'description must be a string of at most 2,000 characters');
+    if (description !== null && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARS)) {
+      throw toolError('VALIDATION_ERROR', `description must be a string of at most ${MAX_DESCRIPTION_CHARS.toLocaleString('en-US')} characters`);
     }
     const c = store.createCollection(name, description, { chunk_size: size });
     return { ...c, stats: store.collectionStats(c.id) };

@@ -33,6 +33,8 @@ export interface CollectionRecord {
 
 /** Bounds of a collection's chunk size (those of chunk_document's chunk_size). */
 export const MIN_CHUNK_SIZE = 100;
+/** Longest collection description, in characters (the tool schema and the knowledge base both use it). */
+export const MAX_DESCRIPTION_CHARS = 2_000;
 export const MAX_CHUNK_SIZE = 5000;
 
 export interface CollectionStats {

@@ -39,13 +39,29 @@ export interface CheckOptions {
   convert?: boolean;
 }
 
+/**
+ * Value.Convert turns "1.5" into the integer 1; a querystring or form field that is not an
+ * integer literal must fail as "must be integer" instead, so such fields keep their string.
+ */
+function convertStrings(schema: TSchema, value: Record<string, unknown>): unknown {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const notIntegers: [string, unknown][] = [];
+  for (const [name, prop] of Object.entries(properties)) {
+    const v = value[name];
+    if (prop.type === 'integer' && typeof v === 'string' && !/^\s*[+-]?\d+\s*$/.test(v)) notIntegers.push([name, v]);
+  }
+  const converted = Value.Convert(schema, value);
+  if (notIntegers.length === 0 || converted === null || typeof converted !== 'object') return converted;
+  return { ...(converted as Record<string, unknown>), ...Object.fromEntries(notIntegers) };
+}
+
 /** Applies defaults, checks (unknown properties included); returns the value to use or the first issue. */
 export function checkInput(schema: TSchema, input: unknown, opts: CheckOptions = {}): CheckResult {
   try {
     let value: unknown = input === undefined || input === null ? {} : input;
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
       value = Value.Default(schema, structuredClone(value));
-      if (opts.convert) value = Value.Convert(schema, value);
+      if (opts.convert) value = convertStrings(schema, value as Record<string, unknown>);
     }
     const c = compile(schema);
     if (c.Check(value)) return { ok: true, value };

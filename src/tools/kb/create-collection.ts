@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
 import { CollectionName, CollectionSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf } from './kb-access.ts';
-import { MAX_CHUNK_SIZE, MIN_CHUNK_SIZE } from '../../kb/types.ts';
+import { MAX_CHUNK_SIZE, MAX_DESCRIPTION_CHARS, MIN_CHUNK_SIZE } from '../../kb/types.ts';
 
 export const createCollectionTool = defineTool({
   name: 'create_collection',
@@ -15,7 +15,7 @@ export const createCollectionTool = defineTool({
   input: Type.Object(
     {
       name: CollectionName,
-      description: Type.Optional(Type.String({ maxLength: 1000, description: 'What the collection holds, for people' })),
+      description: Type.Optional(Type.String({ maxLength: MAX_DESCRIPTION_CHARS, description: `What the collection holds, for people (at most ${MAX_DESCRIPTION_CHARS} characters)` })),
       chunk_size: Type.Optional(
         Type.Integer({ minimum: MIN_CHUNK_SIZE, maximum: MAX_CHUNK_SIZE, description: `Chunk size in characters for every document (${MIN_CHUNK_SIZE}-${MAX_CHUNK_SIZE}); default: adaptive per format` }),
       ),
