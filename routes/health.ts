@@ -11,6 +11,13 @@
  * REDIS_FAILURE_MODE: open stays 200 and ready (the server serves, limits are not enforced, so a
  * load balancer should keep sending traffic), closed is 503 and not ready (its limited routes
  * refuse every call, so traffic is better sent to a replica that reaches Redis).
+ *
+ * `checks.kb_storage` is the knowledge base's storage: "degraded" when its database could not be
+ * opened (unreadable, corrupt, an empty file where collections existed) or its writes fail (a
+ * full disk, seen by the store's last write or its heartbeat), with a `reason` naming the
+ * condition, never the path. Like Redis in open mode it is a degraded component, not an
+ * unready server: status "degraded", still 200 and ready (every per-document tool works; the
+ * knowledge base calls answer STORAGE_UNAVAILABLE with the same reason).
  */
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
@@ -20,7 +27,9 @@ import { ErrorBodySchema } from '../src/tools/schemas.ts';
 
 const HealthSchema = Type.Object(
   {
-    status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
+      description: 'unavailable: not ready (503); degraded: ready, but a component (the knowledge base storage) is not working (200, reason says why)',
+    }),
     ready: Type.Boolean(),
     version: Type.String(),
     uptime_seconds: Type.Number(),
@@ -33,6 +42,9 @@ const HealthSchema = Type.Object(
         disk: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('read-only'), Type.Literal('permission-denied'), Type.Literal('unavailable')]),
         disk_free_mb: Type.Union([Type.Integer(), Type.Null()]),
         models: Type.Union([Type.Literal('loading'), Type.Literal('ready'), Type.Literal('unavailable')]),
+        kb_storage: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
+          description: 'The knowledge base database: degraded when it cannot be opened, is corrupt or takes no writes (reason says which)',
+        }),
         redis: Type.Optional(
           Type.Union([Type.Literal('ok'), Type.Literal('down')], {
             description: 'Only with REDIS_URL set. down: 503 with REDIS_FAILURE_MODE=closed, still 200 (limits not enforced) with open',
@@ -78,16 +90,18 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       const writable = disk.writable;
       const redisDown = redisHealth !== null && !redisHealth.available;
       const ready = writable && !(redisDown && redisHealth.failure_mode === 'closed');
-      const reasons = [disk.reason, redisDown ? redisHealth.reason : undefined].filter(Boolean);
+      const kb = app.services.kb.storageState?.() ?? { state: 'ok' as const };
+      const kbReason = kb.state === 'degraded' ? `kb: ${kb.reason ?? 'storage unavailable'}` : undefined;
+      const reasons = [disk.reason, redisDown ? redisHealth.reason : undefined, kbReason].filter(Boolean);
       reply.code(ready ? 200 : 503);
       return {
-        status: ready ? 'ok' : 'unavailable',
+        status: !ready ? 'unavailable' : kb.state === 'degraded' ? 'degraded' : 'ok',
         ready,
         version: PACKAGE_INFO.version,
         uptime_seconds: Math.round((Date.now() - app.services.startedAt) / 100) / 10,
         ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
         checks: {
-          data_dir_writable: writable, disk: disk.state, disk_free_mb: disk.free_mb, models: modelsState(app),
+          data_dir_writable: writable, disk: disk.state, disk_free_mb: disk.free_mb, models: modelsState(app), kb_storage: kb.state,
           ...(redisHealth ? { redis: redisHealth.available ? 'ok' as const : 'down' as const } : {}),
         },
       };

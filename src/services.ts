@@ -17,7 +17,7 @@ import { sweepDataDirTemp } from './util/temp-sweep.ts';
 import pino, { type Logger } from 'pino';
 import type { CacheLayerStats } from './cache/ttl-cache.ts';
 import { KnowledgeBase } from './kb/knowledge-base.ts';
-import type { KnowledgeBaseApi } from './kb/types.ts';
+import type { KbStoreApi, KnowledgeBaseApi } from './kb/types.ts';
 import { RedisConnection } from './redis/connection.ts';
 import { SharedDownloadCache } from './cache/shared-download-cache.ts';
 
@@ -90,6 +90,8 @@ export interface CreateServicesOptions {
   inlineExtraction?: boolean;
   /** Replaces the file-system calls of the DATA_DIR probe (tests: a full or read-only disk). */
   diskProbe?: DiskProbe;
+  /** Replaces the knowledge base's store (tests: a store whose writes fail as on a full disk). */
+  openKbStore?: (dir: string) => KbStoreApi;
 }
 
 export function createServices(config: Readonly<Config>, opts: CreateServicesOptions = {}): Services {
@@ -145,7 +147,7 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     documents, caches, models, store: indexes, disk,
     namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]],
   });
-  const kb = new KnowledgeBase({ config, documents, caches, models, log, namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]] });
+  const kb = new KnowledgeBase({ config, documents, caches, models, log, ...(opts.openKbStore ? { openStore: opts.openKbStore } : {}), namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]] });
   // Eager, non-blocking: /health answers while models load; a missing model is remembered, not retried.
   if (opts.startModels !== false) models.start();
 

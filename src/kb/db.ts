@@ -46,14 +46,24 @@ const SHUTDOWN_KEY = 'shutdown';
 
 /**
  * Several processes may have the file open at once (replicas and workers on one DATA_DIR), so
- * besides the shutdown mark each open handle has a row `open:<nonce>` = {host, pid, beat}: added
- * at open, its beat renewed every HEARTBEAT_MS, removed at close. A row whose process is gone
- * (same host: its pid is not running, or is this very pid, as after a container restart;
- * another host: no beat for STALE_MS) is a process that never closed the file.
+ * besides the shutdown mark each open handle has a row `open:<nonce>` = {host, pid, start,
+ * instance, beat}: added at open, its beat renewed every HEARTBEAT_MS, removed at close. The
+ * handle key is also the owner of the jobs that store runs (kb-store.ts), so this is the one
+ * liveness rule for both the shutdown mark and job ownership. A handle is dead when:
+ * - its beat is older than STALE_MS (any host: a process that stopped beating, or one on a host
+ *   whose processes cannot be looked at);
+ * - same host, this pid: its instance id (random, made once per process start) is not this
+ *   process's, or it is but this process no longer has that store open (a store that never closed);
+ * - same host, another pid: that pid is not running, or it is running but started at another time
+ *   than the row says (Linux: /proc/<pid>/stat field 22), i.e. the pid was reused by a new process.
+ * A pid alone is not an identity: after kill -9 the kernel hands the number to the next process.
  */
 const HANDLE_PREFIX = 'open:';
 export const HEARTBEAT_MS = 30_000;
-const STALE_MS = 4 * HEARTBEAT_MS;
+export const STALE_MS = 4 * HEARTBEAT_MS;
+
+/** This process's identity among the handle rows: random, made once per process start. */
+export const PROCESS_INSTANCE = randomBytes(8).toString('hex');
 
 /** Handle keys of the stores this process has open (several in one process: tests, tools). */
 const ownHandles = new Set<string>();
@@ -72,21 +82,57 @@ function pidRunning(pid: number): boolean {
   }
 }
 
+/**
+ * The start time of a process in clock ticks since boot (/proc/<pid>/stat field 22), as text, or
+ * null where /proc is not there (not Linux) or the process is gone. Field 2 (the command name) may
+ * hold spaces and parentheses, so fields are counted after its last ')'.
+ */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): field 22 is fields[19].
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const OWN_START = processStartTime(process.pid);
+
 function handleRows(db: KbDatabase): HandleRow[] {
   return db.prepare("SELECT key, value FROM meta WHERE key >= 'open:' AND key < 'open;'").all() as HandleRow[];
 }
 
+/** The liveness rule of the module comment, for one handle row. */
 function isDead(row: HandleRow, now: number): boolean {
-  let h: { host?: unknown; pid?: unknown; beat?: unknown };
+  let h: { host?: unknown; pid?: unknown; beat?: unknown; start?: unknown; instance?: unknown };
   try {
     h = JSON.parse(row.value) as typeof h;
   } catch {
     return true;
   }
   if (typeof h.pid !== 'number' || typeof h.beat !== 'number') return true;
-  // This pid: one of this process's own stores, or a predecessor's row (a container restarted with the same pid).
-  if (h.host === os.hostname()) return h.pid === process.pid ? !ownHandles.has(row.key) : !pidRunning(h.pid);
-  return now - h.beat > STALE_MS;
+  if (now - h.beat > STALE_MS) return true;
+  if (h.host !== os.hostname()) return false;
+  if (h.pid === process.pid) {
+    // A predecessor with this very pid (a container restarted), or a store of this process that never closed.
+    if (typeof h.instance === 'string' && h.instance !== PROCESS_INSTANCE) return true;
+    return !ownHandles.has(row.key);
+  }
+  if (!pidRunning(h.pid)) return true;
+  // The pid runs, but is it the same process? Rows from before start times were recorded cannot tell.
+  if (typeof h.start === 'string') {
+    const start = processStartTime(h.pid);
+    if (start !== null && start !== h.start) return true;
+  }
+  return false;
+}
+
+/** Whether the handle `key` (a job's owner) belongs to a process that still has the file open. */
+export function handleIsLive(db: KbDatabase, key: string): boolean {
+  const row = db.prepare('SELECT key, value FROM meta WHERE key = ?').get(key) as HandleRow | undefined;
+  return row !== undefined && !isDead(row, Date.now());
 }
 
 /** Handles of processes that ended without closing the file. */
@@ -128,7 +174,7 @@ export function releaseHandle(db: KbDatabase, key: string): void {
 }
 
 function handleValue(): string {
-  return JSON.stringify({ host: os.hostname(), pid: process.pid, beat: Date.now() });
+  return JSON.stringify({ host: os.hostname(), pid: process.pid, start: OWN_START, instance: PROCESS_INSTANCE, beat: Date.now() });
 }
 
 /**
@@ -147,6 +193,48 @@ function closedUncleanly(db: KbDatabase): boolean {
 /** Marks the file in use (after migrations) or cleanly closed (just before closing it). */
 export function markShutdown(db: KbDatabase, state: 'running' | 'clean'): void {
   db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(SHUTDOWN_KEY, state);
+}
+
+/**
+ * The marker that this knowledge base has had collections: `kb.sqlite.marker`, written
+ * atomically next to the database when the first collection is created (and at open for a file
+ * that has collections but no marker yet, as one from before the marker). With the marker there,
+ * a database file that exists but is empty (0 bytes, or no tables: truncated, or replaced by an
+ * empty file) is refused, never taken for a new knowledge base: its documents would silently
+ * vanish from view. A missing file is a deliberate move (what the integrity-check message
+ * advises), so it still starts empty. Deleting every collection keeps the marker.
+ */
+export const KB_MARKER_FILE = `${KB_DB_FILE}.marker`;
+
+export function hasCollectionsMarker(dir: string): boolean {
+  return fs.existsSync(path.join(dir, KB_MARKER_FILE));
+}
+
+/** Writes the marker (temp file, fsync, rename) when absent; best effort (a full disk leaves it for the next time). */
+export function writeCollectionsMarker(dir: string): void {
+  const file = path.join(dir, KB_MARKER_FILE);
+  if (fs.existsSync(file)) return;
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeSync(fd, `${JSON.stringify({ collections_existed: true, since: new Date().toISOString() })}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+function emptyDatabaseError(how: string): ToolError {
+  return toolError(
+    'STORAGE_UNAVAILABLE',
+    `knowledge base database file is empty (${how}) although this knowledge base had collections: restore DATA_DIR/kb/${KB_DB_FILE} from a backup; ` +
+      `to start empty on purpose, delete both ${KB_DB_FILE} and ${KB_MARKER_FILE} in DATA_DIR/kb`,
+  );
 }
 
 /** Whether openKbDatabase ran quick_check, per handle (for health reports and tests). */
@@ -177,6 +265,14 @@ export function isStorageFailure(err: unknown): boolean {
   return /^SQLITE_(NOTADB|CORRUPT|FULL|READONLY|CANTOPEN|BUSY|LOCKED|IOERR|PROTOCOL|NOMEM)/.test(code) || /^E[A-Z]+$/.test(code);
 }
 
+function fileSize(file: string): number | null {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Opens (creating when absent) `dir/kb.sqlite` with WAL, synchronous=NORMAL, foreign keys and a
  * busy timeout, checks it can take writes and runs quick_check (by default after an unclean
@@ -190,6 +286,10 @@ export function openKbDatabase(dir: string, opts: OpenKbDatabaseOptions = {}): K
   } catch (err) {
     throw kbStorageError('folder cannot be created or written', err);
   }
+  // Checked before opening: opening an empty file would write a new header into it.
+  // A file that is not there at all (moved away on purpose) is created anew, marker or not.
+  const marked = hasCollectionsMarker(dir) && fileSize(path.join(dir, KB_DB_FILE)) !== null;
+  if (marked && fileSize(path.join(dir, KB_DB_FILE)) === 0) throw emptyDatabaseError('0 bytes');
   let db: KbDatabase;
   try {
     db = new Database(path.join(dir, KB_DB_FILE), { timeout: BUSY_TIMEOUT_MS });
@@ -198,6 +298,7 @@ export function openKbDatabase(dir: string, opts: OpenKbDatabaseOptions = {}): K
   }
   try {
     // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).
+    if (marked && db.prepare('SELECT COUNT(*) FROM sqlite_master').pluck().get() === 0) throw emptyDatabaseError('no tables');
     const journal = db.pragma('journal_mode = WAL', { simple: true });
     if (journal !== 'wal') throw toolError('STORAGE_UNAVAILABLE', `knowledge base cannot use WAL mode (the file system gave '${String(journal)}')`);
     db.pragma('synchronous = NORMAL');

@@ -21,6 +21,7 @@ import { isToolError, toolError } from '../errors.ts';
 import type { ChunkContentType } from '../retrieval/types.ts';
 import {
   beatHandle,
+  handleIsLive,
   HEARTBEAT_MS,
   integrityChecked,
   isStorageFailure,
@@ -30,6 +31,7 @@ import {
   openKbDatabase,
   registerHandle,
   releaseHandle,
+  writeCollectionsMarker,
   type KbDatabase,
   type OpenKbDatabaseOptions,
 } from './db.ts';
@@ -177,7 +179,13 @@ function pageOf<T>(items: T[], total: number, offset: number): Page<T> {
 
 const now = (): string => new Date().toISOString();
 
-export interface KbStoreOptions extends OpenKbDatabaseOptions {}
+export interface KbStoreOptions extends OpenKbDatabaseOptions {
+  /**
+   * Called with the open connection before the store uses it. Tests only: `PRAGMA query_only`
+   * on it makes every write fail as on a full disk, without filling one.
+   */
+  onConnection?: (db: KbDatabase) => void;
+}
 
 export class KbStore implements KbStoreApi {
   readonly dir: string;
@@ -190,17 +198,22 @@ export class KbStore implements KbStoreApi {
   /** This process's row among the file's open handles (db.ts), and the timer renewing it. */
   private handle: string | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** The last storage failure (disk full, I/O, corrupt) not yet followed by a successful write; null when healthy. */
+  private storageFailure: string | null = null;
 
   /** Opens (creating and migrating) `dir/kb.sqlite`; `dir` is the knowledge base folder, DATA_DIR/kb. */
   constructor(dir: string, opts: KbStoreOptions = {}) {
     this.dir = dir;
     this.db = openKbDatabase(dir, opts);
     this.integrityChecked = integrityChecked.get(this.db) ?? false;
+    opts.onConnection?.(this.db);
     try {
       migrate(this.db);
       markShutdown(this.db, 'running');
       this.handle = registerHandle(this.db);
       this.s = this.prepareFixed();
+      // A file from before the marker (db.ts): mark it now it is known to hold collections.
+      if (this.s.collections.get() !== undefined) writeCollectionsMarker(dir);
     } catch (err) {
       this.db.close();
       throw kbStorageError('cannot be prepared', err);
@@ -209,8 +222,11 @@ export class KbStore implements KbStoreApi {
     this.heartbeat = setInterval(() => {
       try {
         if (!this.closed) beatHandle(this.db, handle);
-      } catch {
-        // a busy or failing disk: the next beat tries again (only hosts elsewhere read the beat)
+        this.storageFailure = null;
+      } catch (err) {
+        // A busy or failing disk: the next beat tries again. The beat is also the periodic write
+        // probe behind storageState() (/health), so a full disk shows within HEARTBEAT_MS.
+        if (isStorageFailure(err)) this.storageFailure = kbStorageError('cannot be written', err).message;
       }
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -312,14 +328,26 @@ export class KbStore implements KbStoreApi {
       return fn();
     } catch (err) {
       if (isToolError(err)) throw err;
-      if (isStorageFailure(err)) throw kbStorageError(what, err);
+      if (isStorageFailure(err)) {
+        const e = kbStorageError(what, err);
+        this.storageFailure = e.message;
+        throw e;
+      }
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw toolError('CONFLICT', `${what}: it conflicts with an existing row (${(err as Error).message})`, err);
       throw err;
     }
   }
 
   private tx<T>(what: string, fn: () => T): T {
-    return this.guard(what, () => this.db.transaction(fn).immediate());
+    const out = this.guard(what, () => this.db.transaction(fn).immediate());
+    // A write went through: the storage takes writes again.
+    this.storageFailure = null;
+    return out;
+  }
+
+  /** Addition to KbStoreApi: 'degraded' with the reason while writes (or reads) fail, for /health. */
+  storageState(): { state: 'ok' | 'degraded'; reason?: string } {
+    return this.storageFailure === null ? { state: 'ok' } : { state: 'degraded', reason: this.storageFailure };
   }
 
   // ---- collections ----
@@ -331,7 +359,10 @@ export class KbStore implements KbStoreApi {
     return this.guard('cannot create the collection', () => {
       try {
         const at = now();
-        return this.s.insertCollection.get(name, description, opts.chunk_size ?? null, at, at) as CollectionRecord;
+        const c = this.s.insertCollection.get(name, description, opts.chunk_size ?? null, at, at) as CollectionRecord;
+        // From now on an empty database file here is refused, not taken for a new one (db.ts).
+        writeCollectionsMarker(this.dir);
+        return c;
       } catch (err) {
         if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw toolError('CONFLICT', `collection "${name}" already exists`);
         throw err;
@@ -724,7 +755,7 @@ export class KbStore implements KbStoreApi {
   }
 
   createJob(job: JobRecord): void {
-    this.guard('cannot record the job', () => {
+    this.write('cannot record the job', () => {
       try {
         this.s.insertJob.run({ ...this.jobParams(job), owner: this.handle });
       } catch (err) {
@@ -736,9 +767,16 @@ export class KbStore implements KbStoreApi {
 
   /** A job whose row is gone (its collection was deleted meanwhile) is left gone. */
   saveJob(job: JobRecord): void {
-    this.guard('cannot record the job', () => {
+    this.write('cannot record the job', () => {
       this.s.updateJob.run(this.jobParams(job));
     });
+  }
+
+  /** A single-statement write: like guard, and a success clears the storage failure. */
+  private write<T>(what: string, fn: () => T): T {
+    const out = this.guard(what, fn);
+    this.storageFailure = null;
+    return out;
   }
 
   getJob(id: string): JobRecord | null {
@@ -749,13 +787,18 @@ export class KbStore implements KbStoreApi {
   }
 
   /** Newest first. */
-  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
+  listJobs(q: { collection?: string; collections?: readonly string[]; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
     const { offset, limit } = pageWindow(q.offset, q.limit);
     const where: string[] = [];
     const params: Record<string, unknown> = { offset, limit };
     if (q.collection !== undefined) {
       where.push('collection = @collection');
       params.collection = q.collection;
+    }
+    if (q.collections !== undefined) {
+      // Only these collections' jobs (an API key's visible collections, src/auth/principal.ts).
+      where.push('collection IN (SELECT value FROM json_each(@collections))');
+      params.collections = JSON.stringify(q.collections);
     }
     if (q.status !== undefined) {
       where.push('status = @status');
@@ -788,6 +831,35 @@ export class KbStore implements KbStoreApi {
       const rows = (this.s.unfinishedJobs.all() as JobRow[]).filter((r) => r.owner === null || r.owner === this.handle || !live.has(r.owner));
       for (const r of rows) this.s.setOwner.run(this.handle, r.id);
       return rows.map(toJob);
+    });
+  }
+
+  /**
+   * Addition to KbStoreApi: who runs an unfinished job. 'this': this store owns it; 'live':
+   * another process that still has the file open; 'gone': its owner is dead (or it never had
+   * one); null when the job is unknown or ended.
+   */
+  jobOwner(id: string): 'this' | 'live' | 'gone' | null {
+    return this.guard('read failed', () => {
+      const r = this.s.job.get(id) as JobRow | undefined;
+      if (!r || (r.status !== 'queued' && r.status !== 'running')) return null;
+      if (r.owner !== null && r.owner === this.handle) return 'this';
+      return r.owner !== null && handleIsLive(this.db, r.owner) ? 'live' : 'gone';
+    });
+  }
+
+  /**
+   * Addition to KbStoreApi: claims one unfinished job whose owner is gone (or this store) in one
+   * IMMEDIATE transaction, so two processes cancelling or adopting it at once cannot both take
+   * it; null when it ended, is unknown, or a live process runs it.
+   */
+  claimJob(id: string): JobRecord | null {
+    return this.tx('cannot record the job', () => {
+      const r = this.s.job.get(id) as JobRow | undefined;
+      if (!r || (r.status !== 'queued' && r.status !== 'running')) return null;
+      if (r.owner !== null && r.owner !== this.handle && handleIsLive(this.db, r.owner)) return null;
+      this.s.setOwner.run(this.handle, r.id);
+      return toJob(r);
     });
   }
 

@@ -42,8 +42,10 @@ import {
   type KbStoreApi,
   type KnowledgeBaseApi,
   type Page,
+  type StorageState,
 } from './types.ts';
 import { KbStore } from './kb-store.ts';
+import { HEARTBEAT_MS } from './db.ts';
 import { CollectionIndexes } from './collection-index.ts';
 import { searchCollection } from './collection-search.ts';
 import { LocalBus, RedisBus, type Bus } from '../redis/bus.ts';
@@ -123,6 +125,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.dir = path.join(deps.config.dataDir, 'kb');
     const named = deps.namedDirs ?? [];
+  /** In-process jobs: adopts, every HEARTBEAT_MS, the jobs of processes on this DATA_DIR that died meanwhile. */
+  private adoptTimer: NodeJS.Timeout | null = null;
     this.publicText = (text) => redactPaths(text, named);
     let store: KbStoreApi | null = null;
     try {
@@ -152,10 +156,24 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     // also queues jobs an in-process run left unfinished), so nothing is resumed here.
     if (c.REDIS_URL) return;
     try {
-      const r = runner.resume((name) => store.getCollection(name) !== null);
-      if (r.resumed + r.failed > 0) deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
+      const r = runner.resume((name) => store.getCollection(name) !== null, { adopt });
+      if (r.resumed + r.failed > 0) this.deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
     } catch (err) {
-      deps.log?.warn({ event: 'kb.jobs.resume_failed', err: errorText(err) }, 'interrupted ingestion jobs could not be resumed');
+    this.adoptOrphans(false);
+    this.adoptTimer = setInterval(() => this.adoptOrphans(true), HEARTBEAT_MS);
+    this.adoptTimer.unref();
+  }
+
+  /**
+   * Resumes (or fails) the in-process jobs whose process is gone (db.ts's liveness rule): at
+   * start-up, then periodically and whenever a read meets one, so a job is never reported
+   * `running` while no process runs it. Not with the Redis queue (its workers reconcile).
+   */
+  private adoptOrphans(adopt: boolean): void {
+    const runner = this.runner;
+    const store = this.store;
+    if (!(runner instanceof JobRunner) || !store || this.closed || this.deps.config.REDIS_URL) return;
+      this.deps.log?.warn({ event: 'kb.jobs.resume_failed', err: errorText(err) }, 'interrupted ingestion jobs could not be resumed');
     }
   }
 
@@ -163,6 +181,24 @@ export class KnowledgeBase implements KnowledgeBaseApi {
    * REDIS_URL set (the services plugin, once Redis answered): notices go over Redis pub/sub, jobs
    * to the BullMQ queue, and with the worker role (or all) this process runs documents from it.
    */
+  /** A stored job that says queued or running but whose process is gone: adopted here first, so the answer is true. */
+  private adoptIfOrphan(job: JobRecord): JobRecord {
+    if (job.status !== 'queued' && job.status !== 'running') return job;
+    if (this.runner?.liveJob(job.id)) return structuredClone(this.runner.liveJob(job.id)!);
+    const owner = this.store?.jobOwner?.(job.id);
+    if (owner !== 'gone' && owner !== 'this') return job;
+    this.adoptOrphans(true);
+    const live = this.runner?.liveJob(job.id);
+    return live ? structuredClone(live) : (this.store?.getJob(job.id) ?? job);
+  }
+
+  /** /health: the store's state, or why it could not be opened. */
+  storageState(): StorageState {
+    if (!this.store) return { state: 'degraded', reason: this.publicText(this.unavailable?.message ?? 'knowledge base unavailable') };
+    const s = this.store.storageState?.() ?? { state: 'ok' as const };
+    return s.reason ? { ...s, reason: this.publicText(s.reason) } : s;
+  }
+
   async attachDistributed(redis: RedisConnection): Promise<void> {
     const store = this.store;
     if (!store || this.closed) return;
@@ -387,13 +423,13 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     if (live) return structuredClone(live);
     const stored = this.use().getJob(id);
     if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
-    return stored;
+    return this.adoptIfOrphan(stored);
   }
 
-  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
+  listJobs(q: { collection?: string; collections?: readonly string[]; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
     const page = this.use().listJobs(q);
     // Live jobs are fresher in memory than their last saved progress.
-    return { ...page, items: page.items.map((j) => (this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : j)) };
+    return { ...page, items: page.items.map((j) => (this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : this.adoptIfOrphan(j))) };
   }
 
   cancelJob(id: string): JobRecord | Promise<JobRecord> {
@@ -429,7 +465,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   }
 
   stats(): Record<string, unknown> {
-    if (!this.store) return { available: false, reason: this.unavailable?.message ?? 'unavailable' };
+    if (!this.store) return { available: false, reason: this.unavailable?.message ?? 'unavailable', storage: 'degraded' };
     try {
       const collections = this.store.listCollections();
       let documents = 0;
@@ -450,8 +486,12 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         documents_running: r.documents_running,
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,
+      const storage = this.storageState();
         indexes_open: this.indexes.size,
         role: this.role,
+        storage: storage.state,
+        ...(storage.reason ? { storage_reason: storage.reason } : {}),
+        ...(this.runner instanceof JobRunner ? { job_ends_unsaved: this.runner.unsavedEnds() } : {}),
         queue: this.runner instanceof RedisJobQueue ? 'redis' : 'in-process',
         ...(this.worker ? { worker: this.worker.stats() } : {}),
         searches: this.searches.stats(),
@@ -477,6 +517,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     for (const [, o] of open) {
       if (o.timer) clearTimeout(o.timer);
       const ix = await o.promise.catch(() => null);
+    if (this.adoptTimer) clearInterval(this.adoptTimer);
       if (ix) await Promise.resolve(ix.persist()).catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', err: errorText(err) }, 'index not saved; it is rebuilt at the next start'));
     }
     this.store?.close();

@@ -449,3 +449,27 @@ export interface KbStoreApi {
   /** The database's random identity, made with it; index snapshots carry it. */
   databaseId?(): string;
 }
+
+// ---- Added for issue 19 (jobs converge, ownership, storage state) ----
+
+/** The knowledge base's storage as /health reports it: degraded with a reason (never a path). */
+export interface StorageState {
+  state: 'ok' | 'degraded';
+  reason?: string;
+}
+
+/** Merged into KbStoreApi above (declaration merging): optional, so test stores need not have them. */
+export interface KbStoreApi {
+  /** Degraded while the last storage operation failed (disk full, I/O, corrupt) and no write succeeded since. */
+  storageState?(): StorageState;
+  /** Who runs an unfinished job: this store, another live process, or nobody any more; null when ended or unknown. */
+  jobOwner?(id: string): 'this' | 'live' | 'gone' | null;
+  /** Claims an unfinished job whose owner is gone (one transaction); null when it ended or a live process runs it. */
+  claimJob?(id: string): JobRecord | null;
+}
+
+/** Merged into KnowledgeBaseApi above. */
+export interface KnowledgeBaseApi {
+  /** The storage state for /health: degraded when the database cannot be opened, is corrupt or takes no writes. */
+  storageState?(): StorageState;
+}

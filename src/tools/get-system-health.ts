@@ -40,7 +40,8 @@ const Model = Type.Object(
 const Output = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
-      description: '"degraded" when a part of the server could not report its state, or DATA_DIR takes no writes (features.disk says why)',
+      description:
+        '"degraded" when a part of the server could not report its state, DATA_DIR takes no writes (features.disk says why), or the knowledge base storage cannot be opened or written (features.knowledge_base.storage_reason or reason)',
     }),
     name: Type.String(),
     version: Type.String(),
@@ -109,6 +110,7 @@ export const getSystemHealthTool = defineTool({
   timeoutClass: 'utility',
   rest: { method: 'GET', path: '/v1/system/health' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: { action: 'search', what: 'read the server health' },
   async handler(_input, { services, tools, log }) {
     const { config } = services;
     let status: 'ok' | 'degraded' = 'ok';
@@ -124,6 +126,8 @@ export const getSystemHealthTool = defineTool({
       }
     }
     if (features.disk?.available === false) status = 'degraded';
+    const kb = features.knowledge_base;
+    if (kb && (kb.available === false || kb.storage === 'degraded')) status = 'degraded';
     const timeouts = Object.fromEntries(
       (Object.keys(TIMEOUT_SECONDS) as TimeoutClass[]).map((c) => [c, Math.min(TIMEOUT_SECONDS[c], config.REQUEST_TIMEOUT)]),
     ) as Record<TimeoutClass, number>;

@@ -68,6 +68,7 @@ export const ingestDocumentsTool = defineTool({
   errors: [...KB_ERRORS, 'QUEUE_UNAVAILABLE'],
   // Not read-only, not destructive: it adds documents and replaces changed versions of the same source.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  access: { action: 'ingest', collection: 'name', what: 'ingest documents' },
   async handler(input, ctx) {
     const kb = kbOf(ctx);
     const { name, urls, paths, include, exclude } = input;
