@@ -65,6 +65,10 @@ export interface NewItem {
   source: string;
   source_kind: SourceKind;
   upload?: { bytes: Buffer; contentType?: string };
+  /** Local files: what identifies the file found (local-files.ts), checked when it is read. */
+  local?: JobItem['local'];
+  /** Set: the item is recorded as skipped with this note and never run (e.g. a folder too deep to walk). */
+  leftOut?: string;
 }
 
 export const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
@@ -171,13 +175,14 @@ export function newJobRecord(collection: string, items: readonly NewItem[]): Job
       index,
       source: it.source,
       source_kind: it.source_kind,
-      stage: 'queued',
+      stage: it.leftOut ? ('skipped' as const) : ('queued' as const),
       document_id: null,
-      note: null,
+      note: it.leftOut ?? null,
       error: null,
       progress: emptyProgress(),
       started_at: null,
-      finished_at: null,
+      finished_at: it.leftOut ? now() : null,
+      ...(it.local ? { local: it.local } : {}),
     })),
     counts: countsOf([]),
     created_at: now(),
@@ -277,7 +282,7 @@ export class JobRunner {
       throw err;
     }
     const answer = structuredClone(record);
-    this.enqueue(record, opts, record.items.map((i) => i.index));
+    this.enqueue(record, opts, record.items.filter((i) => !TERMINAL_STAGES.has(i.stage)).map((i) => i.index));
     return answer;
   }
 

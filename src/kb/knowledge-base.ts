@@ -19,7 +19,7 @@ import { redactPaths } from '../util/fs-errors.ts';
 import { ingestDocument, type IngestSource } from './ingest-document.ts';
 import { SearchGate } from './search-gate.ts';
 import { JobRunner, type ItemRun, type ItemResult, type JobOptions, type NewItem } from './job-runner.ts';
-import { MAX_FILES_PER_REQUEST, realFolders, resolveLocalPaths, type AllowedFolders } from './local-files.ts';
+import { leftOutNotes, localRefOf, MAX_FILES_PER_REQUEST, realFolders, selectLocalPaths, type AllowedFolders } from './local-files.ts';
 import { parseDocumentUrl } from '../documents/url-policy.ts';
 import {
   COLLECTION_NAME_PATTERN,
@@ -326,14 +326,20 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     let allowed: AllowedFolders | null = null;
     if (paths.length > 0) {
       allowed = await this.allowedFolders(rootDirs);
-      const files = await resolveLocalPaths(paths, {
+      const { files, leftOut } = await selectLocalPaths(paths, {
         allowed,
         ...(req.include ? { include: req.include } : {}),
         ...(req.exclude ? { exclude: req.exclude } : {}),
         maxBytes: this.deps.config.MAX_UPLOAD_BYTES,
+        ...(req.signal ? { signal: req.signal } : {}),
       });
-      if (files.length === 0) throw toolError('VALIDATION_ERROR', 'The paths name no files (after include/exclude)');
-      for (const f of files) items.push({ source: f.realpath, source_kind: 'path' });
+      const notes = leftOutNotes(leftOut);
+      if (files.length === 0) {
+        throw toolError('VALIDATION_ERROR', `The paths name no files (after include/exclude)${notes.length ? `; ${notes.length} entries were left out (${notes[0]!.note})` : ''}`);
+      }
+      for (const f of files) items.push({ source: f.realpath, source_kind: 'path', local: localRefOf(f) });
+      // Reported as skipped items with their reason, so a job that left files out does not look complete.
+      for (const n of notes) items.push({ source: n.source, source_kind: 'path', leftOut: n.note });
     }
     if (req.upload) {
       const u = req.upload;
@@ -733,6 +739,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       src.allowed = run.options.allowedDirs
         ? { dirs: run.options.allowedDirs, origin: run.options.allowedOrigin ?? "the MCP client's roots" }
         : { dirs: this.deps.config.allowedDirs, origin: 'ALLOWED_DIRS' };
+      if (item.local) src.local = item.local;
     }
     const out = await ingestDocument(
       {
