@@ -20,7 +20,6 @@ export const deleteCollectionTool = defineTool({
   mcp: false,
   errors: KB_ERRORS,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  access: { action: 'admin', collection: 'name', what: 'delete collections' },
   async handler(input, ctx) {
     return kbOf(ctx).deleteCollection(input.name);
   },
