@@ -1,15 +1,34 @@
 /**
- * API keys. When API_KEYS is set, every route except the open ones (/health, /docs, /openapi.json,
- * and the web console's static files under /console: the page asks for the key and sends it to /v1)
- * needs `Authorization: Bearer <key>` or `x-api-key: <key>`. Keys are compared in constant time.
+ * API keys. With API_KEYS or API_KEYS_FILE set, every route except the open ones (/health, /docs,
+ * /openapi.json, and the web console's static files under /console: the page asks for the key and
+ * sends it to /v1) needs `Authorization: Bearer <key>` or `x-api-key: <key>`. Keys are checked by
+ * their SHA-256 in constant time (src/auth/key-hash.ts); an expired key is refused like a wrong one.
+ * The key's identity, request.principal (name, actions, collections), is what tool calls, MCP and
+ * the SSE job stream check; without keys it is full access, as before keys had scopes.
+ *
  * The check is an onRequest hook, so it runs before the tool-call budgets are counted (preParsing,
  * plugins/rate-limit.ts): a request without a valid key is counted only against the budgets of
  * failed requests, never against a client's or the server-wide one.
+ *
+ * Keys live in the file, not in SQLite: it is versioned and deployed like any other config, and
+ * SIGHUP reads it again (a file that does not parse keeps the keys as they were, with an error log).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { toolError } from '../src/errors.ts';
+import { KeyStore } from '../src/auth/key-store.ts';
+import { FULL_ACCESS, NO_ACCESS, type Principal } from '../src/auth/principal.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key making the request: full access with auth off, no access on the open routes. */
+    principal: Principal;
+  }
+  interface FastifyInstance {
+    keyStore: KeyStore;
+  }
+}
 
 /** Routes that stay open with auth on: liveness for orchestrators, the API description and the console's files. */
 export function isOpenRoute(routeUrl: string | undefined): boolean {
@@ -47,14 +66,47 @@ export function isValidApiKey(keys: readonly string[], candidate: string | undef
 }
 
 const authPlugin: FastifyPluginAsync = async (app) => {
-  const keys = app.config.apiKeys;
-  if (keys.length === 0) return;
+  const store = new KeyStore(app.config);
+  app.decorate('keyStore', store);
+  app.decorateRequest('principal', null as unknown as Principal);
+
+  if (app.config.API_KEYS_FILE) {
+    const reload = () => {
+      try {
+        const keys = store.reload();
+        app.log.info({ event: 'auth.reload', keys }, `API keys reloaded from API_KEYS_FILE: ${keys} keys`);
+      } catch (err) {
+        app.log.error({ event: 'auth.reload_failed', err: (err as Error).message }, 'API_KEYS_FILE could not be read again: the keys stay as they were');
+      }
+    };
+    process.on('SIGHUP', reload);
+    app.addHook('onClose', async () => {
+      process.off('SIGHUP', reload);
+    });
+  }
+
   app.addHook('onRequest', async (request, reply) => {
-    if (isOpenRoute(request.routeOptions.url)) return;
-    if (isValidApiKey(keys, presentedApiKey(request))) return;
+    if (!store.enabled) {
+      request.principal = FULL_ACCESS;
+      return;
+    }
+    if (isOpenRoute(request.routeOptions.url)) {
+      request.principal = NO_ACCESS;
+      return;
+    }
+    const result = store.authenticate(presentedApiKey(request));
+    if (result.ok) {
+      request.principal = result.principal;
+      return;
+    }
+    request.principal = NO_ACCESS;
     // Past its own budget a failed request gets 429, so keys cannot be guessed at full speed.
     await app.consumeFailedAuth(request, reply);
     reply.header('www-authenticate', 'Bearer');
+    if (result.reason === 'expired') {
+      request.log.info({ event: 'auth.expired', key: result.name }, 'expired API key');
+      throw toolError('UNAUTHORIZED', `The API key "${result.name}" has expired: ask for a new one`);
+    }
     throw toolError('UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
   });
 };

@@ -127,6 +127,9 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
 
   // Reached only by authenticated requests (or any request when API_KEYS is empty).
   const clientKey = (request: FastifyRequest): string => {
+    // The key's name as plugins/auth.ts identified it (API_KEYS_FILE keys included); names are unique.
+    const name = request.principal?.name;
+    if (name !== undefined && name !== 'local' && name !== 'anonymous') return `key:${createHash('sha256').update(name).digest('hex').slice(0, 32)}`;
     const key = presentedApiKey(request);
     if (key !== undefined && isValidApiKey(config.apiKeys, key)) {
       return `key:${createHash('sha256').update(key).digest('hex').slice(0, 32)}`;

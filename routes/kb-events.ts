@@ -18,6 +18,7 @@ import Type from 'typebox';
 import { errorResponseSchemas, GUARD_ERRORS } from '../src/error-responses.ts';
 import type { KnowledgeBaseApi } from '../src/kb/types.ts';
 import { JobEventSchema, JobId, JobSchema } from '../src/tools/kb/kb-schemas.ts';
+import { requireAction, requireJobVisible } from '../src/auth/principal.ts';
 import { sseFrame } from '../src/kb/job-event-fanout.ts';
 import { BoundedWriter, DEFAULT_DROP_GRACE_MS } from '../src/util/bounded-stream.ts';
 
@@ -40,7 +41,7 @@ function eventsDocs() {
         },
       },
     },
-    ...errorResponseSchemas(['VALIDATION_ERROR', 'NOT_FOUND', ...GUARD_ERRORS]),
+    ...errorResponseSchemas(['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', ...GUARD_ERRORS]),
   };
 }
 
@@ -70,7 +71,7 @@ export default async function kbEventsRoutes(app: FastifyInstance): Promise<void
           'Use `curl -N` or an EventSource. An unknown job answers 404 NOT_FOUND as JSON.',
         tags: ['knowledge_base'],
         params: Type.Object({ job_id: JobId }, { additionalProperties: false }),
-        response: errorResponseSchemas(['VALIDATION_ERROR', 'NOT_FOUND', ...GUARD_ERRORS]),
+        response: errorResponseSchemas(['VALIDATION_ERROR', 'NOT_FOUND', 'FORBIDDEN', ...GUARD_ERRORS]),
       },
       config: { swaggerTransform: ({ schema, url }: { schema: FastifySchema; url: string }) => ({ url, schema: { ...schema, response: eventsDocs() } }) },
     },
@@ -79,6 +80,9 @@ export default async function kbEventsRoutes(app: FastifyInstance): Promise<void
       const { job_id: jobId } = request.params as { job_id: string };
       // NOT_FOUND leaves as the JSON error body: nothing has been written yet.
       const job = kb.getJob(jobId);
+      // A job of a collection the API key may not see is as missing as an unknown one.
+      requireJobVisible(request.principal, job);
+      requireAction(request.principal, ['search', 'ingest'], 'follow jobs');
 
       // Past the caller's share of streams: 429 as JSON, before anything streams.
       const releaseSlot = app.streams.acquire(request, reply);

@@ -65,6 +65,11 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const calls = countToolCalls(request.body);
       if (calls > 0) await app.consumeRateLimit(request, reply, calls);
+      // An SSE answer (progress asked for) is a stream like the job events: it takes a slot (429 before anything is written).
+      const streamed = wantsProgress(request.body);
+      if (streamed) app.streams.acquire(request, reply);
+      const raw = reply.raw;
+      const cap = app.streams.bufferBytes;
 
       const log = request.log as unknown as Logger;
       const { StreamableHTTPServerTransport, connectMcp, createMcpServer, validator } = await loadMcp();
@@ -76,8 +81,21 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         transport: 'mcp',
         validator,
         shutdownSignal: app.shutdownSignal,
+        // A client that does not read its SSE answer gets fewer progress reports, not a growing queue.
+        progressGate: {
+          busy: () => raw.writableNeedDrain || raw.writableLength > cap,
+          whenFree: (fn) => {
+            const free = () => {
+              raw.off('drain', free);
+              raw.off('close', free);
+              fn();
+            };
+            raw.on('drain', free);
+            raw.once('close', free);
+          },
+        },
       });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(request.body) });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
       reply.hijack();
       // Headers set by our hooks (request id, rate-limit counters) go out on the raw response.
       for (const [name, value] of Object.entries(reply.getHeaders())) {

@@ -91,6 +91,8 @@ function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: Fastify
       shutdownSignal: app.shutdownSignal,
       upload,
       transport: 'rest',
+      // Set by plugins/auth.ts: the key's scopes, checked by run-tool before the handler.
+      principal: request.principal,
     });
     if (tool.rest.status) reply.code(tool.rest.status);
     return output;

@@ -30,6 +30,7 @@ import infoRoutes from '../routes/info.ts';
 import toolRoutes from '../routes/tools.ts';
 import mcpRoutes from '../routes/mcp.ts';
 import kbEventsRoutes from '../routes/kb-events.ts';
+import whoamiRoutes from '../routes/whoami.ts';
 import consolePlugin from '../plugins/console.ts';
 
 export interface BuildAppOptions {
@@ -110,6 +111,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   await app.register(infoRoutes);
   await app.register(toolRoutes);
   await app.register(kbEventsRoutes);
+  await app.register(whoamiRoutes);
   await app.register(mcpRoutes);
   await app.register(consolePlugin);
   return app;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import { KeyFileError, readKeyFile } from './auth/key-file.ts';
 
 const Bool = (def: boolean) => Type.Boolean({ default: def });
 const Int = (def: number, min: number, max: number) => Type.Integer({ default: def, minimum: min, maximum: max });
@@ -26,8 +27,12 @@ export const ConfigSchema = Type.Object({
   STREAM_MAX_TOTAL: Int(2_000, 1, 1_000_000),
   /** Seconds; caps every timeout class (document 300, extraction 120, utility 30). */
   REQUEST_TIMEOUT: Type.Number({ default: 300, exclusiveMinimum: 0, maximum: 86_400 }),
-  /** Comma-separated API keys; empty means auth is off. */
+  /** Comma-separated API keys, each with full access; empty (and no API_KEYS_FILE) means auth is off. */
   API_KEYS: Type.String({ default: '' }),
+  /** JSON or YAML file of scoped keys stored as hashes (src/auth/key-file.ts); read again on SIGHUP. */
+  API_KEYS_FILE: Type.String({ default: '' }),
+  /** MCP over stdio: the key its calls are made with when keys are configured (alias MCP_API_KEY). */
+  RAG_API_KEY: Type.String({ default: '' }),
   LOG_LEVEL: Type.Union(
     [
       Type.Literal('fatal'),
@@ -146,6 +151,7 @@ const ALIASES: Record<string, keyof RawConfig> = {
   MCP_RATE_LIMIT_RPM: 'RATE_LIMIT_RPM',
   MCP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   GPU_CONCURRENCY: 'RERANK_CONCURRENCY',
+  MCP_API_KEY: 'RAG_API_KEY',
 };
 
 export class ConfigError extends Error {
@@ -218,6 +224,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // The value may hold a password: the message shows the scheme only.
     throw new ConfigError('REDIS_URL', `must be a redis:// or rediss:// URL (got one starting ${JSON.stringify(value.REDIS_URL.split(':')[0])})`);
   }
+  if (value.API_KEYS_FILE !== '') {
+    try {
+      readKeyFile(value.API_KEYS_FILE);
+    } catch (err) {
+      if (err instanceof KeyFileError) throw new ConfigError('API_KEYS_FILE', `is wrong: ${err.message}`);
+      throw err;
+    }
+  }
   const dataDir = path.resolve(value.DATA_DIR);
   const allowedDirs = resolveAllowedDirs(value.ALLOWED_DIRS);
   return Object.freeze({
@@ -225,6 +239,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     extractConcurrency: value.EXTRACT_CONCURRENCY || Math.max(2, Math.min(8, os.availableParallelism())),
     maxMemoryMb: value.MAX_MEMORY_MB || Math.max(value.EXTRACT_MEMORY_MB, Math.min(16_384, Math.floor(os.totalmem() / 2 / 1024 / 1024))),
     apiKeys: list(value.API_KEYS),
+    // Resolved once, so SIGHUP reloads the same file whatever the working folder is by then.
+    API_KEYS_FILE: value.API_KEYS_FILE ? path.resolve(value.API_KEYS_FILE) : '',
     allowedHosts: list(value.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
     allowedOrigins: list(value.ALLOWED_ORIGINS),
     dataDir,

@@ -25,7 +25,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     example: 'body/top_k must be <= 20',
   },
   UNAUTHORIZED: {
-    description: 'UNAUTHORIZED: the server has API_KEYS set and the request carries no valid key (Authorization: Bearer <key>, or x-api-key).',
+    description:
+      'UNAUTHORIZED: the server has API_KEYS or API_KEYS_FILE set and the request carries no valid key (Authorization: Bearer <key>, or x-api-key), or the key has expired.',
     example: 'A valid API key is required: send "Authorization: Bearer <key>" or "x-api-key: <key>"',
   },
   URL_NOT_ALLOWED: {
@@ -34,13 +35,26 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
       'or, on a server bound to loopback, the Host or Origin header is not a loopback one.',
     example: 'URL not allowed: scheme "file" (only http and https)',
   },
+  FORBIDDEN: {
+    description:
+      'FORBIDDEN: the API key (API_KEYS_FILE) may see the collection, or call the tool, but lacks the action the call needs ' +
+      '(search, ingest, delete or admin). A collection outside the key\'s collections answers NOT_FOUND instead, as if it did not exist.',
+    example: 'The API key "search-bot" may not delete documents: it needs the "delete" action',
+  },
   NOT_FOUND: {
-    description: 'NOT_FOUND: no such route, or no such collection, document or job in the knowledge base.',
+    description:
+      'NOT_FOUND: no such route, or no such collection, document or job in the knowledge base; also a collection (or its jobs) outside the API key\'s collections.',
     example: 'Route GET /v1/nothing not found',
   },
   CONFLICT: {
     description: 'CONFLICT: the request clashes with what exists: a collection name already taken, or cancelling a job that already ended.',
     example: 'A collection named "papers" already exists',
+  },
+  CONFIRMATION_REQUIRED: {
+    description:
+      'CONFIRMATION_REQUIRED (MCP only): a destructive call (delete_document, manage_cache "clear") was not confirmed: the user declined the ' +
+      'elicitation/create prompt, or the client cannot be asked and the call lacks confirm: true. Nothing was changed. REST calls are never asked.',
+    example: 'delete_document destroys data: the client cannot be asked to confirm, so call it again with "confirm": true',
   },
   PAYLOAD_TOO_LARGE: {
     description:
@@ -122,7 +136,8 @@ const OCR_FORMATS: readonly DocumentKind[] = ['pdf', 'image'];
 /** The codes a tool's REST route can answer, from what the tool declares. */
 export function toolErrorCodes(tool: AnyTool): ErrorCode[] {
   // RATE_LIMIT_UNAVAILABLE: counted routes only (REDIS_URL set, REDIS_FAILURE_MODE=closed, Redis down).
-  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', ...GUARD_ERRORS, 'RATE_LIMIT_UNAVAILABLE', 'TIMEOUT']);
+  // FORBIDDEN: a scoped key (API_KEYS_FILE) without the action the tool needs.
+  const codes = new Set<ErrorCode>(['VALIDATION_ERROR', ...GUARD_ERRORS, 'FORBIDDEN', 'RATE_LIMIT_UNAVAILABLE', 'TIMEOUT']);
   // A JSON body over the body limit, or a Content-Type the route does not parse.
   if (tool.rest.method === 'POST') codes.add('PAYLOAD_TOO_LARGE').add('UNSUPPORTED_FORMAT');
   // Tools that read documents: too large, not a format they read, damaged.

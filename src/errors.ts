@@ -6,9 +6,13 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
   URL_NOT_ALLOWED: 403,
+  /** The API key may see the collection (or call the tool) but lacks the action the call needs. */
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   /** The request conflicts with what exists: a collection name taken, a job that already ended. */
   CONFLICT: 409,
+  /** MCP: a destructive call the user did not confirm (elicitation declined, or no confirm: true). */
+  CONFIRMATION_REQUIRED: 400,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_FORMAT: 415,
   PROCESSING_ERROR: 422,

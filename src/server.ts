@@ -22,6 +22,7 @@ import { redactRedisUrl, RedisStartupError } from './redis/redis-errors.ts';
 // stdio client does not wait for Fastify and an HTTP client does not wait for the stdio transport.
 
 export const USAGE = `Usage: rag-document-server [options]
+       rag-document-server hash-key [KEY]   a new API key (or KEY) and its hash for API_KEYS_FILE
 
 Options:
   --transport http|stdio  http: REST + MCP at /mcp (default); stdio: MCP on stdin/stdout
@@ -178,6 +179,22 @@ async function runHttp(config: Readonly<Config>): Promise<void> {
   });
 }
 
+/**
+ * Over stdio there are no headers: with keys configured, the calls are made with RAG_API_KEY
+ * (alias MCP_API_KEY) and its scopes; without it, or with a wrong or expired key, the server
+ * refuses to start rather than serve with more rights than the keys give. No keys: full access.
+ */
+async function stdioPrincipal(config: Readonly<Config>) {
+  const { KeyStore } = await import('./auth/key-store.ts');
+  const store = new KeyStore(config);
+  if (!store.enabled) return undefined;
+  const result = store.authenticate(config.RAG_API_KEY || undefined);
+  if (result.ok) return result.principal;
+  if (result.reason === 'missing') fail('API keys are configured (API_KEYS or API_KEYS_FILE): set RAG_API_KEY to the key MCP over stdio calls with', 1);
+  if (result.reason === 'expired') fail(`RAG_API_KEY is the key "${result.name}", which has expired`, 1);
+  fail('RAG_API_KEY is not one of the configured API keys', 1);
+}
+
 async function runStdioServer(config: Readonly<Config>): Promise<void> {
   const { logger, close: closeLog } = await createLogger(config);
   await mkdir(config.dataDir, { recursive: true });
@@ -186,8 +203,9 @@ async function runStdioServer(config: Readonly<Config>): Promise<void> {
     import('./mcp/stdio.ts'),
     import('./tools/index.ts'),
   ]);
+  const principal = await stdioPrincipal(config);
   const services = createServices(config, { log: logger });
-  const session = await startStdio({ tools, services, log: logger });
+  const session = await startStdio({ tools, services, log: logger, ...(principal ? { principal } : {}) });
   const finish = async () => {
     await session.close();
     await services.close();
@@ -253,6 +271,11 @@ function runWithReload(argv: string[]): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'hash-key') {
+    const { hashKeyCommand } = await import('./auth/hash-key-cli.ts');
+    process.exitCode = hashKeyCommand(argv.slice(1), (s) => process.stdout.write(s));
+    return;
+  }
   let cli: CliOptions;
   try {
     cli = parseCli(argv);

@@ -6,14 +6,22 @@
  *
  *   <dir>/lexical.bin        CollectionLexicalIndex.serialize() (its own format, analyzer, sha256)
  *   <dir>/dense.hnsw(.json)  CollectionDenseIndex.save() (hnswlib file + its manifest)
- *   <dir>/manifest.json      written last: format, collection id, version, analyzer, embedder,
- *                            the lexical snapshot's checksum, the dense manifest's sha256, and a
- *                            sha256 of itself
+ *   <dir>/manifest.json      written last: format, database id, collection id, version, analyzer,
+ *                            embedder, the lexical snapshot's checksum, the dense manifest's
+ *                            sha256, and a sha256 of itself
  *
- * A snapshot is served only when the manifest is whole, names this collection at its current
- * version, and every file matches it; anything else (missing, stale, corrupt, another analyzer or
- * embedder) is logged with the reason and rebuilt from the store in time slices. Commits, removals
- * and persists run one at a time in order (one queue), so a snapshot never mixes two versions.
+ * A snapshot is served only when the manifest is whole, names this database and this collection at
+ * its current version, and every file matches it; anything else (missing, stale, corrupt, another
+ * database, analyzer or embedder) is logged with the reason and rebuilt from the store in time
+ * slices. Commits, removals and persists run one at a time in order (one queue), so a snapshot
+ * never mixes two versions.
+ *
+ * The database id (KbStore.databaseId: random, made with the database) is what makes collection
+ * id, version and chunk ids mean anything: a new database (kb.sqlite moved away, indexes/ kept)
+ * hands out collection id 1, versions and chunk ids from 1 again, and an old snapshot that matched
+ * on those alone would be "caught up" into an index of the old chunks under the new ids. So every
+ * file carries it (manifest, lexical header, dense manifest) and a mismatch means rebuild; so do
+ * snapshots of format 1, written before the id existed.
  *
  * Several processes on one DATA_DIR (API replicas, ingestion workers) commit to the same SQLite
  * file, so an open index can fall behind the store. Catch-up brings it to the store's version by
@@ -47,8 +55,8 @@ import { CollectionLexicalIndex, type LexicalChunk } from './lexical-index.ts';
 import { CollectionDenseIndex, fsyncDir, writeFileSynced } from './dense-index.ts';
 import type { CollectionRecord, CommitResult, KbStoreApi } from './types.ts';
 
-/** 1: manifest + lexical.bin + dense.hnsw. */
-export const COLLECTION_INDEX_FORMAT = 1;
+/** 1: manifest + lexical.bin + dense.hnsw. 2: every file carries the database id. */
+export const COLLECTION_INDEX_FORMAT = 2;
 const MANIFEST = 'manifest.json';
 const LEXICAL = 'lexical.bin';
 const DENSE = 'dense.hnsw';
@@ -70,8 +78,11 @@ export type CatchUpStore = Pick<
   KbStoreApi,
   'collectionChunkIds' | 'collectionState' | 'chunkIdPage' | 'getChunks' | 'chunkVectors' | 'acquireLease' | 'releaseLease' | 'leaseHolder'
 >;
-/** What the indexes read from the store; without the catch-up reads, stale indexes are rebuilt. */
-export type IndexStore = Pick<KbStoreApi, 'iterateChunks' | 'iterateVectors'> & Partial<CatchUpStore>;
+/**
+ * What the indexes read from the store; without the catch-up reads, stale indexes are rebuilt.
+ * Without databaseId (test fakes) snapshots are tied to no database (database_id null).
+ */
+export type IndexStore = Pick<KbStoreApi, 'iterateChunks' | 'iterateVectors' | 'databaseId'> & Partial<CatchUpStore>;
 
 function catchUpStore(store: IndexStore): CatchUpStore | null {
   const s = store as Partial<CatchUpStore>;
@@ -103,6 +114,8 @@ export interface CollectionIndexesOptions {
 
 interface Manifest {
   format: number;
+  /** The store's databaseId(); null for a store without one. */
+  database_id: string | null;
   collection_id: number;
   version: number;
   analyzer: string;
@@ -136,6 +149,8 @@ export class CollectionIndexes {
   private readonly sync: CatchUpStore | null;
   /** This instance as a lease owner (host, pid, random: two indexes in one process differ). */
   private readonly owner = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** The store's database identity, written into every snapshot file (set by open). */
+  private databaseId: string | null = null;
   private readonly log?: IndexLog;
   private lastCatchUp: CatchUpResult | null = null;
   private readonly info: { source: IndexSource; reason: string | null; open_ms: number; last_persist_ms: number | null; persisted_at: string | null };
@@ -175,10 +190,11 @@ export class CollectionIndexes {
     const started = performance.now();
     const analyzer = opts.analyzer ?? new Analyzer();
     const sync = catchUpStore(store);
-    let loaded = await loadSnapshot(dir, collection, analyzer, opts.hnsw, opts.signal, sync !== null);
+    const databaseId = store.databaseId?.() ?? null;
+    let loaded = await loadSnapshot(dir, collection, databaseId, analyzer, opts.hnsw, opts.signal, sync !== null);
     if (!loaded.ok && sync && loaded.reason !== 'no snapshot' && (await waitForWriter(sync, leaseKey(collection.id), opts.signal))) {
       // Read while another process was writing it: read again now that the write is over.
-      loaded = await loadSnapshot(dir, collection, analyzer, opts.hnsw, opts.signal, true);
+      loaded = await loadSnapshot(dir, collection, databaseId, analyzer, opts.hnsw, opts.signal, true);
     }
     if (loaded.ok) {
       const ix = new CollectionIndexes(dir, collection, loaded.lexical, loaded.dense, loaded.version, opts.log, {
@@ -188,6 +204,7 @@ export class CollectionIndexes {
         last_persist_ms: null,
         persisted_at: null,
       }, sync);
+      ix.databaseId = databaseId;
       ix.persistedVersion = loaded.version;
       let caughtUp: CatchUpResult | null = null;
       if (sync) {
@@ -242,6 +259,7 @@ export class CollectionIndexes {
       last_persist_ms: null,
       persisted_at: null,
     }, sync);
+    ix.databaseId = databaseId;
     opts.log?.info(
       { event: 'kb.index_rebuilt', collection: collection.name, version: collection.version, chunks: lexical.size, vectors: dense?.size ?? null, ms: ix.info.open_ms },
       'collection index rebuilt from the store',
@@ -506,7 +524,7 @@ export class CollectionIndexes {
         this.destroyed = true; // deleted by another process: nothing to save
         return;
       }
-      const onDisk = await readManifestVersion(this.dir, this.collectionId);
+      const onDisk = await readManifestVersion(this.dir, this.collectionId, this.databaseId);
       if (onDisk !== null && onDisk >= this.ver) {
         // Another process saved this version (or a newer one) already.
         this.persistedVersion = this.ver;
@@ -535,7 +553,8 @@ export class CollectionIndexes {
     await fs.mkdir(this.dir, { recursive: true });
     const tag = `.tmp-p${process.pid}-${randomBytes(4).toString('hex')}`;
     const lexFile = path.join(this.dir, LEXICAL);
-    const buf = await this.lex.serializeSliced();
+    const identity = { databaseId: this.databaseId };
+    const buf = await this.lex.serializeSliced(identity);
     const tmp = lexFile + tag;
     try {
       await writeFileSynced(tmp, buf);
@@ -548,13 +567,14 @@ export class CollectionIndexes {
     const denseFile = path.join(this.dir, DENSE);
     renew();
     if (this.den) {
-      await this.den.save(denseFile);
+      await this.den.save(denseFile, identity);
       dense = { sha256: sha256(await fs.readFile(`${denseFile}.json`)) };
     } else {
       await CollectionDenseIndex.removeFiles(denseFile);
     }
     const manifest: Manifest = {
       format: COLLECTION_INDEX_FORMAT,
+      database_id: this.databaseId,
       collection_id: this.collectionId,
       version,
       analyzer: this.lex.analyzer.signature,
@@ -592,6 +612,7 @@ type Loaded = { ok: true; lexical: CollectionLexicalIndex; dense: CollectionDens
 async function loadSnapshot(
   dir: string,
   c: CollectionRecord,
+  databaseId: string | null,
   analyzer: Analyzer,
   hnsw?: Partial<HnswParams>,
   signal?: AbortSignal,
@@ -612,6 +633,8 @@ async function loadSnapshot(
   }
   if (typeof m !== 'object' || m === null || m.checksum !== manifestChecksum(m)) return no('snapshot manifest fails its checksum');
   if (m.format !== COLLECTION_INDEX_FORMAT) return no(`snapshot format ${m.format}, expected ${COLLECTION_INDEX_FORMAT}`);
+  // Before the collection id: in another database the same id is another collection.
+  if ((m.database_id ?? null) !== databaseId) return no(`snapshot of another database (${m.database_id ?? 'none recorded'}), not this one (${databaseId ?? 'none'})`);
   if (m.collection_id !== c.id) return no(`snapshot of collection ${m.collection_id}, not ${c.id}`);
   if (typeof m.version !== 'number' || m.version > c.version || (!allowOlder && m.version !== c.version)) return no(`snapshot at version ${m.version}, collection at ${c.version}`);
   if (m.analyzer !== analyzer.signature) return no(`snapshot built by analyzer ${m.analyzer}, not ${analyzer.signature}`);
@@ -622,7 +645,7 @@ async function loadSnapshot(
   try {
     const buf = await fs.readFile(path.join(dir, LEXICAL));
     if (buf.length !== m.lexical.bytes || buf.subarray(buf.length - 32).toString('hex') !== m.lexical.checksum) return no('lexical snapshot does not match its manifest');
-    lexical = await CollectionLexicalIndex.deserializeSliced(buf, analyzer, signal);
+    lexical = await CollectionLexicalIndex.deserializeSliced(buf, analyzer, signal, { databaseId });
   } catch (err) {
     if (signal?.aborted) throw err;
     return no(`lexical snapshot unusable: ${errorText(err)}`);
@@ -634,7 +657,7 @@ async function loadSnapshot(
     try {
       const denseFile = path.join(dir, DENSE);
       if (sha256(await fs.readFile(`${denseFile}.json`)) !== m.dense.sha256) return no('dense snapshot does not match its manifest');
-      dense = await CollectionDenseIndex.load(denseFile, { embedderId: c.embedder, dimension: c.dimension ?? m.dimension, params: hnsw });
+      dense = await CollectionDenseIndex.load(denseFile, { embedderId: c.embedder, dimension: c.dimension ?? m.dimension, params: hnsw, databaseId });
     } catch (err) {
       return no(`dense snapshot unusable: ${errorText(err)}`);
     }
@@ -656,11 +679,14 @@ async function waitForWriter(store: CatchUpStore, key: string, signal?: AbortSig
   return true;
 }
 
-/** The version of the whole manifest in `dir` for this collection, or null. */
-async function readManifestVersion(dir: string, collectionId: number): Promise<number | null> {
+/**
+ * The version of the whole manifest in `dir` for this collection of this database, or null. A
+ * snapshot of another database never counts as saved, whatever its version: it is overwritten.
+ */
+async function readManifestVersion(dir: string, collectionId: number, databaseId: string | null): Promise<number | null> {
   try {
     const m = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), 'utf8')) as Manifest;
-    if (m.checksum !== manifestChecksum(m) || m.format !== COLLECTION_INDEX_FORMAT || m.collection_id !== collectionId) return null;
+    if (m.checksum !== manifestChecksum(m) || m.format !== COLLECTION_INDEX_FORMAT || (m.database_id ?? null) !== databaseId || m.collection_id !== collectionId) return null;
     return m.version;
   } catch {
     return null;

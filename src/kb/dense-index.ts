@@ -6,9 +6,11 @@
  *
  * Saved as two files written atomically (temp + fsync + rename): `<file>` (hnswlib's own format)
  * and `<file>.json` (embedder id, dimension, HNSW params, the deleted labels, the index file's size
- * and sha256), so a load checks the index is whole and was made for the embedder the collection
- * uses. hnswlib writes on a worker thread: while a save runs, adds wait and removes are held back
- * (already hidden from searches) and applied once it ends, so the file never sees a half-made change.
+ * and sha256, the identity of the database whose chunk ids are its labels), so a load checks the
+ * index is whole, was made for the embedder the collection uses and, when the loader names its
+ * database, labels that database's chunks. hnswlib writes on a worker thread: while a save runs,
+ * adds wait and removes are held back (already hidden from searches) and applied once it ends, so
+ * the file never sees a half-made change.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -48,6 +50,8 @@ interface DenseMeta {
   count: number;
   bytes: number;
   sha256: string;
+  /** KbStore.databaseId of the chunk ids used as labels; null or absent: not recorded. */
+  databaseId?: string | null;
 }
 
 export class CollectionDenseIndex {
@@ -183,7 +187,7 @@ export class CollectionDenseIndex {
    * Writes `file` and `file.json` atomically (each to a temp file, fsynced, renamed). Adds wait
    * for it; removes made meanwhile are applied after (the file holds the state when it began).
    */
-  save(file: string): Promise<void> {
+  save(file: string, identity?: { databaseId: string | null }): Promise<void> {
     return this.exclusive(async () => {
       const dir = path.dirname(file);
       await fs.mkdir(dir, { recursive: true });
@@ -211,6 +215,7 @@ export class CollectionDenseIndex {
           deleted,
           count,
           ...digest,
+          databaseId: identity?.databaseId ?? null,
         };
         await writeFileSynced(tmpMeta, JSON.stringify(meta));
         await fs.rename(tmpIndex, file);
@@ -228,7 +233,10 @@ export class CollectionDenseIndex {
    * The index saved at `file`; INTERNAL_ERROR naming the fault when it is missing, corrupt, or
    * made for another embedder or dimension.
    */
-  static async load(file: string, expect: { embedderId: string; dimension: number; params?: Partial<HnswParams> }): Promise<CollectionDenseIndex> {
+  static async load(
+    file: string,
+    expect: { embedderId: string; dimension: number; params?: Partial<HnswParams>; databaseId?: string | null },
+  ): Promise<CollectionDenseIndex> {
     const bad = (why: string) => toolError('INTERNAL_ERROR', `Dense index snapshot rejected: ${why}`);
     let meta: DenseMeta;
     try {
@@ -239,6 +247,10 @@ export class CollectionDenseIndex {
     if (meta?.format !== DENSE_FORMAT) throw bad(`format ${String(meta?.format)}, expected ${DENSE_FORMAT}`);
     if (meta.embedderId !== expect.embedderId) throw bad(`built for embedder ${meta.embedderId}, not ${expect.embedderId}`);
     if (meta.dimension !== expect.dimension) throw bad(`dimension ${meta.dimension}, expected ${expect.dimension}`);
+    // Labels are chunk ids, unique only within one database.
+    if (expect.databaseId !== undefined && (meta.databaseId ?? null) !== expect.databaseId) {
+      throw bad(`its labels are chunk ids of database ${meta.databaseId ?? '(none recorded)'}, not ${expect.databaseId ?? '(none)'}`);
+    }
     const digest = await digestFile(file).catch(() => null);
     if (!digest || digest.bytes !== meta.bytes || digest.sha256 !== meta.sha256) throw bad('index file missing, truncated or corrupt');
     const HierarchicalNSW = await loadHnswlib();

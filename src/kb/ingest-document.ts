@@ -27,7 +27,7 @@ import { passageOf } from '../retrieval/search.ts';
 import type { Chunk, Embedder } from '../retrieval/types.ts';
 import { abortError } from '../util/abort.ts';
 import { errorText } from '../util/error-text.ts';
-import { readLocalFile } from './local-files.ts';
+import { readLocalFile, type LocalFileRef } from './local-files.ts';
 import type { CollectionRecord, CommitResult, DocumentVersion, ItemProgress, ItemStage, KbStoreApi, NewChunk, SourceKind } from './types.ts';
 
 export const EMBED_BATCH = 32;
@@ -45,6 +45,8 @@ export interface IngestSource {
   upload?: { bytes: Buffer; filename: string; contentType?: string };
   /** Local files: the allowed folders at the time of the request. */
   allowed?: { dirs: readonly string[]; origin: string };
+  /** Local files: the file the walk found (readLocalFile refuses another one at that path). */
+  local?: LocalFileRef;
   /**
    * Uploads: the read sequence number taken when the server received the bytes (the job's
    * options keep it across a restart). Absent: taken here, just before the bytes are read.
@@ -172,7 +174,7 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
       contentType = src.upload.contentType;
     } else {
       const allowed = src.allowed ?? { dirs: config.allowedDirs, origin: 'ALLOWED_DIRS' };
-      bytes = await readLocalFile(src.source, allowed.dirs, allowed.origin, config.MAX_UPLOAD_BYTES);
+      bytes = await readLocalFile(src.source, allowed.dirs, allowed.origin, config.MAX_UPLOAD_BYTES, src.local);
     }
     fetched = await documents.fetch({ upload: { bytes, filename: filename ?? 'file', ...(contentType ? { contentType } : {}) } }, ctx);
   }

@@ -787,13 +787,18 @@ export class KbStore implements KbStoreApi {
   }
 
   /** Newest first. */
-  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
+  listJobs(q: { collection?: string; collections?: readonly string[]; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
     const { offset, limit } = pageWindow(q.offset, q.limit);
     const where: string[] = [];
     const params: Record<string, unknown> = { offset, limit };
     if (q.collection !== undefined) {
       where.push('collection = @collection');
       params.collection = q.collection;
+    }
+    if (q.collections !== undefined) {
+      // Only these collections' jobs (an API key's visible collections, src/auth/principal.ts).
+      where.push('collection IN (SELECT value FROM json_each(@collections))');
+      params.collections = JSON.stringify(q.collections);
     }
     if (q.status !== undefined) {
       where.push('status = @status');

@@ -13,8 +13,10 @@
  * postings and unused terms dropped). Adds run as steps, so big batches go in time slices.
  *
  * Snapshot: a compact binary form (typed arrays behind a small JSON header carrying the format
- * version, the analyzer signature and the parameters; a sha256 trailer), loaded without
- * re-tokenizing anything.
+ * version, the analyzer signature, the parameters and the identity of the database whose chunk
+ * ids it holds; a sha256 trailer), loaded without re-tokenizing anything. Chunk ids are only
+ * unique within one database, so a loader that names its database refuses a snapshot of another
+ * (or of none: written before the identity existed).
  */
 import { createHash } from 'node:crypto';
 import { toolError } from '../errors.ts';
@@ -31,6 +33,11 @@ export interface LexicalChunk {
 export interface LexicalHit {
   id: number;
   score: number;
+}
+
+/** Which database a snapshot's ids belong to (KbStore.databaseId); null: not tied to one (tests, tools). */
+export interface SnapshotIdentity {
+  databaseId: string | null;
 }
 
 /** 1: the first binary layout. */
@@ -510,19 +517,19 @@ export class CollectionLexicalIndex {
    * typed-array sections, then a sha256 of everything before it. Compacts first (no tombstones
    * are written).
    */
-  serialize(): Buffer {
-    return runSync(this.serializeSteps());
+  serialize(identity?: SnapshotIdentity): Buffer {
+    return runSync(this.serializeSteps(identity));
   }
 
   /**
    * serialize in time slices (the copy and the checksum of 100k chunks take a few hundred ms).
    * Searches may run meanwhile; adds and removes fail with INTERNAL_ERROR while it compacts.
    */
-  serializeSliced(): Promise<Buffer> {
-    return runSliced(this.serializeSteps(), { what: 'Saving the index' });
+  serializeSliced(identity?: SnapshotIdentity): Promise<Buffer> {
+    return runSliced(this.serializeSteps(identity), { what: 'Saving the index' });
   }
 
-  private *serializeSteps(): Steps<Buffer> {
+  private *serializeSteps(identity?: SnapshotIdentity): Steps<Buffer> {
     yield* this.compactSteps();
     const n = this.slotCount;
     const T = this.terms.length;
@@ -541,6 +548,7 @@ export class CollectionLexicalIndex {
         pool: this.poolUsed,
         postings: totalPost,
         blob: blobLen,
+        database_id: identity?.databaseId ?? null,
       }),
       'utf8',
     );
@@ -592,16 +600,16 @@ export class CollectionLexicalIndex {
    * another analyzer or format. The index keeps views into `input` (its postings), so the caller
    * hands the buffer over: it must not be changed afterwards.
    */
-  static deserialize(input: Buffer, analyzer: Analyzer): CollectionLexicalIndex {
-    return runSync(CollectionLexicalIndex.deserializeSteps(input, analyzer));
+  static deserialize(input: Buffer, analyzer: Analyzer, expect?: SnapshotIdentity): CollectionLexicalIndex {
+    return runSync(CollectionLexicalIndex.deserializeSteps(input, analyzer, expect));
   }
 
-  /** deserialize in time slices. */
-  static deserializeSliced(input: Buffer, analyzer: Analyzer, signal?: AbortSignal): Promise<CollectionLexicalIndex> {
-    return runSliced(CollectionLexicalIndex.deserializeSteps(input, analyzer), { signal, what: 'Loading the index' });
+  /** deserialize in time slices. With `expect`, a snapshot of another database (or of none) is rejected. */
+  static deserializeSliced(input: Buffer, analyzer: Analyzer, signal?: AbortSignal, expect?: SnapshotIdentity): Promise<CollectionLexicalIndex> {
+    return runSliced(CollectionLexicalIndex.deserializeSteps(input, analyzer, expect), { signal, what: 'Loading the index' });
   }
 
-  private static *deserializeSteps(input: Buffer, analyzer: Analyzer): Steps<CollectionLexicalIndex> {
+  private static *deserializeSteps(input: Buffer, analyzer: Analyzer, expect?: SnapshotIdentity): Steps<CollectionLexicalIndex> {
     const bad = (why: string) => toolError('INTERNAL_ERROR', `Lexical index snapshot rejected: ${why}`);
     if (input.length < 12 + CHECKSUM_BYTES) throw bad('too short');
     if (input.readUInt32LE(0) !== MAGIC) throw bad('not a lexical index snapshot');
@@ -615,13 +623,14 @@ export class CollectionLexicalIndex {
     // Typed views need 8-byte alignment: copy when the buffer is a slice of a shared pool.
     const buf = input.byteOffset % 8 === 0 ? input : Buffer.from(input);
     const hlen = buf.readUInt32LE(8);
-    let h: { analyzer: string; params: Bm25Params; slots: number; terms: number; pool: number; postings: number; blob: number };
+    let h: { analyzer: string; params: Bm25Params; slots: number; terms: number; pool: number; postings: number; blob: number; database_id?: string | null };
     try {
       h = JSON.parse(buf.subarray(12, 12 + hlen).toString('utf8'));
     } catch {
       throw bad('unreadable header');
     }
     if (h.analyzer !== analyzer.signature) throw bad(`built by analyzer ${h.analyzer}, not ${analyzer.signature}`);
+    if (expect && (h.database_id ?? null) !== expect.databaseId) throw bad(`its chunk ids belong to database ${h.database_id ?? '(none recorded)'}, not ${expect.databaseId ?? '(none)'}`);
     const ab = buf.buffer;
     let at = buf.byteOffset + align8(12 + hlen);
     const end = buf.byteOffset + bodyEnd;

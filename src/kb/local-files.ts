@@ -2,38 +2,30 @@
  * Local files for the knowledge base: which paths a caller may have ingested, and reading them.
  * A path is resolved with realpath and must land inside one of the allowed folders (ALLOWED_DIRS,
  * or the MCP client's roots over stdio when ALLOWED_DIRS is unset), so neither `..` nor a symlink
- * leads out; only regular files are read (no devices, FIFOs or sockets). Folders are walked
- * recursively, bounded in files, entries and depth, each real folder once (symlink loops end).
- * Messages name the request as given and the allowed folders, never where a symlink points.
+ * leads out; only regular files are read (no devices, FIFOs or sockets). Folders are walked by
+ * folder-walk.ts (bounded in files, entries, depth and time; checked against swaps), and every
+ * read opens the file first and checks the descriptor (safe-open.ts). Messages name the request
+ * as given and the allowed folders, never where a symlink points. Globs: glob-match.ts.
  */
 import fs from 'node:fs/promises';
 import { constants as FS } from 'node:fs';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { toolError } from '../errors.ts';
+import { MAX_WALK_DEPTH, WalkBudget, walkFolder, type LeftOut, type LocalFile } from './folder-walk.ts';
+import { compileGlob, GlobError } from './glob-match.ts';
+import { fileId, insideBytes, verifyOpened } from './safe-open.ts';
+
+export { MAX_ENTRIES_PER_WALK, MAX_WALK_DEPTH, WALK_BUDGET_MS, type LeftOut, type LocalFile } from './folder-walk.ts';
 
 /** Files one request may name, after globs. */
 export const MAX_FILES_PER_REQUEST = 10_000;
-/** Directory entries one walk may look at (a huge tree is refused rather than read for minutes). */
-export const MAX_ENTRIES_PER_WALK = 200_000;
-/** Folder depth below a folder given. */
-export const MAX_WALK_DEPTH = 32;
 const MAX_GLOBS = 64;
-const MAX_GLOB_CHARS = 1_000;
 
 export interface AllowedFolders {
   /** Real paths of the folders; empty: local files are off. */
   dirs: readonly string[];
   /** Where they come from, for messages: 'ALLOWED_DIRS' or "the MCP client's roots". */
   origin: string;
-}
-
-export interface LocalFile {
-  /** The file's real path (inside an allowed folder). */
-  realpath: string;
-  /** Its path relative to the folder it was found in (or its base name when named directly). */
-  relative: string;
-  bytes: number;
 }
 
 export interface ResolveLocalOptions {
@@ -43,6 +35,22 @@ export interface ResolveLocalOptions {
   /** MAX_UPLOAD_BYTES: a file named directly over it is PAYLOAD_TOO_LARGE at once. */
   maxBytes: number;
   maxFiles?: number;
+  /** The request's signal: the walk stops when it aborts. */
+  signal?: AbortSignal;
+  /** Time the walks may take (default WALK_BUDGET_MS). */
+  budgetMs?: number;
+}
+
+/** What a job item of a local file carries besides its path, to read the very file found. */
+export interface LocalFileRef {
+  /** "dev:ino" when it was found. */
+  id?: string;
+  /** The path's bytes (base64) when they are not UTF-8. */
+  raw?: string;
+}
+
+export function localRefOf(f: LocalFile): LocalFileRef {
+  return { id: f.id, ...(f.raw ? { raw: f.raw.toString('base64') } : {}) };
 }
 
 /** Real paths of folders given at run time (MCP roots: `file://` URIs or paths); missing ones are left out. */
@@ -84,46 +92,57 @@ function outsideError(allowed: AllowedFolders, requested: string, why = 'is outs
   return toolError('URL_NOT_ALLOWED', `Path ${shown(requested)} ${why} (${allowed.origin}: ${allowed.dirs.join(', ')})`);
 }
 
-/** Compiles include/exclude globs; a malformed one is VALIDATION_ERROR naming it. */
+/** Compiles include/exclude globs; a malformed one, or one past a limit, is VALIDATION_ERROR naming it. */
 export function compileGlobs(globs: readonly string[] | undefined, field: string): ((rel: string) => boolean) | null {
   if (!globs || globs.length === 0) return null;
   if (globs.length > MAX_GLOBS) throw toolError('VALIDATION_ERROR', `${field}: at most ${MAX_GLOBS} globs`);
   const matchers = globs.map((g) => {
     if (typeof g !== 'string' || g.trim() === '') throw toolError('VALIDATION_ERROR', `${field}: a glob may not be empty`);
-    if (g.length > MAX_GLOB_CHARS) throw toolError('VALIDATION_ERROR', `${field}: a glob is longer than ${MAX_GLOB_CHARS} characters`);
-    if (g.startsWith('/') || g.split('/').includes('..')) {
+    const bare = g.replace(/^!+/, '');
+    if (bare.startsWith('/') || bare.split('/').includes('..')) {
       throw toolError('VALIDATION_ERROR', `${field}: glob ${shown(g)} must be relative to the folder given, without '..'`);
     }
     try {
-      return picomatch(g, { dot: true, strictBrackets: true });
+      return compileGlob(g);
     } catch (err) {
-      throw toolError('VALIDATION_ERROR', `${field}: invalid glob ${shown(g)}: ${(err as Error).message}`);
+      if (!(err instanceof GlobError)) throw err;
+      throw toolError('VALIDATION_ERROR', `${field}: glob ${shown(g)} ${err.message}`);
     }
   });
   return (rel) => matchers.some((m) => m(rel));
+}
+
+/** The files that `paths` name, and what their walks left out for a reason worth reporting. */
+export interface LocalSelection {
+  files: LocalFile[];
+  leftOut: LeftOut[];
 }
 
 /**
  * The files that `paths` name, in order, without duplicates: files as named, folders walked.
  * Relative paths are taken from the first allowed folder.
  */
-export async function resolveLocalPaths(paths: readonly string[], opts: ResolveLocalOptions): Promise<LocalFile[]> {
+export async function selectLocalPaths(paths: readonly string[], opts: ResolveLocalOptions): Promise<LocalSelection> {
   const { allowed } = opts;
   if (allowed.dirs.length === 0) throw offError(allowed);
   const include = compileGlobs(opts.include, 'include');
   const exclude = compileGlobs(opts.exclude, 'exclude');
   const maxFiles = opts.maxFiles ?? MAX_FILES_PER_REQUEST;
+  const budget = new WalkBudget(opts.signal, opts.budgetMs);
   const out: LocalFile[] = [];
   const seen = new Set<string>();
   const add = (f: LocalFile) => {
-    if (seen.has(f.realpath)) return;
-    seen.add(f.realpath);
+    // Keyed by the path's bytes: two names that differ only in invalid UTF-8 are two files.
+    const key = f.raw ? `b:${f.raw.toString('base64')}` : f.realpath;
+    if (seen.has(key)) return;
+    seen.add(key);
     if (out.length >= maxFiles) {
       throw toolError('VALIDATION_ERROR', `The paths name more than ${maxFiles} files; name subfolders or narrow them with include/exclude globs`);
     }
     out.push(f);
   };
   for (const requested of paths) {
+    budget.check();
     if (typeof requested !== 'string' || requested === '' || requested.includes('\0')) {
       throw toolError('VALIDATION_ERROR', `Invalid path ${shown(String(requested))}`);
     }
@@ -142,94 +161,76 @@ export async function resolveLocalPaths(paths: readonly string[], opts: ResolveL
     if (!isInside(allowed.dirs, real)) {
       throw outsideError(allowed, requested, isInside(allowed.dirs, absolute) ? 'leads outside the allowed folders through a symlink' : 'is outside the allowed folders');
     }
-    const st = await fs.stat(real);
+    const st = await fs.stat(real, { bigint: true }).catch(() => null);
+    if (!st) throw toolError('NOT_FOUND', `Path ${shown(requested)} does not exist`);
     if (st.isDirectory()) {
-      await walk(real, allowed.dirs, include, exclude, add);
+      await walkFolder(real, fileId(st), { dirs: allowed.dirs, include, exclude, add, budget });
     } else if (st.isFile()) {
-      if (st.size > opts.maxBytes) {
+      if (st.size > BigInt(opts.maxBytes)) {
         throw toolError('PAYLOAD_TOO_LARGE', `File ${shown(requested)} is larger than the upload limit of ${opts.maxBytes} bytes (MAX_UPLOAD_BYTES)`);
       }
-      add({ realpath: real, relative: path.basename(real), bytes: st.size });
+      add({ realpath: real, relative: path.basename(real), bytes: Number(st.size), id: fileId(st) });
     } else {
       throw outsideError(allowed, requested, 'is not a regular file or folder (devices, FIFOs and sockets are not read)');
     }
   }
-  return out;
+  return { files: out, leftOut: [...budget.leftOut.values()] };
 }
 
-async function walk(
-  root: string,
-  dirs: readonly string[],
-  include: ((rel: string) => boolean) | null,
-  exclude: ((rel: string) => boolean) | null,
-  add: (f: LocalFile) => void,
-): Promise<void> {
-  const visited = new Set<string>([root]);
-  let entries = 0;
-  // Depth-first with an explicit stack; sorted so the order (and job item order) is stable.
-  const stack: Array<{ dir: string; rel: string; depth: number }> = [{ dir: root, rel: '', depth: 0 }];
-  while (stack.length > 0) {
-    const { dir, rel, depth } = stack.pop()!;
-    const list = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-    list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subfolders: Array<{ dir: string; rel: string; depth: number }> = [];
-    for (const entry of list) {
-      if (++entries > MAX_ENTRIES_PER_WALK) {
-        throw toolError('VALIDATION_ERROR', `The folder holds more than ${MAX_ENTRIES_PER_WALK} entries; name subfolders instead`);
-      }
-      const full = path.join(dir, entry.name);
-      const entryRel = rel ? `${rel}/${entry.name}` : entry.name;
-      let real = full;
-      let kind: 'file' | 'dir' | null = entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : null;
-      let size = -1;
-      if (entry.isSymbolicLink()) {
-        // Followed only when its target is inside an allowed folder; otherwise left out silently.
-        const target = await fs.realpath(full).catch(() => null);
-        if (!target || !isInside(dirs, target)) continue;
-        const st = await fs.stat(target).catch(() => null);
-        if (!st) continue;
-        real = target;
-        kind = st.isFile() ? 'file' : st.isDirectory() ? 'dir' : null;
-        size = st.size;
-      }
-      if (kind === 'dir') {
-        if (visited.has(real) || depth + 1 > MAX_WALK_DEPTH) continue;
-        visited.add(real);
-        if (exclude?.(entryRel) || exclude?.(`${entryRel}/`)) continue;
-        subfolders.push({ dir: real, rel: entryRel, depth: depth + 1 });
-        continue;
-      }
-      if (kind !== 'file') continue; // FIFOs, sockets, devices
-      if (include && !include(entryRel)) continue;
-      if (exclude?.(entryRel)) continue;
-      if (size < 0) size = (await fs.stat(real).catch(() => null))?.size ?? 0;
-      add({ realpath: real, relative: entryRel, bytes: size });
-    }
-    // Reverse so the first subfolder is walked next (stack order).
-    for (let i = subfolders.length - 1; i >= 0; i--) stack.push(subfolders[i]!);
+/** The files alone (see selectLocalPaths). */
+export async function resolveLocalPaths(paths: readonly string[], opts: ResolveLocalOptions): Promise<LocalFile[]> {
+  return (await selectLocalPaths(paths, opts)).files;
+}
+
+const LEFT_OUT_NOTES: Record<LeftOut['reason'], string> = {
+  too_deep: `left out: a folder deeper than ${MAX_WALK_DEPTH} levels below the folder given (MAX_WALK_DEPTH); not walked`,
+  outside_link: 'left out: a symlink that leads outside the allowed folders; not followed',
+};
+
+/** Job notes of what the walks left out: the first few by name, the last one with the count of the rest. */
+export function leftOutNotes(leftOut: readonly LeftOut[]): Array<{ source: string; note: string }> {
+  const notes: Array<{ source: string; note: string }> = [];
+  for (const lo of leftOut) {
+    lo.examples.forEach((ex, i) => {
+      const rest = lo.count - lo.examples.length;
+      const more = i === lo.examples.length - 1 && rest > 0 ? `; ${rest} more like it not listed` : '';
+      notes.push({ source: ex.path, note: `${LEFT_OUT_NOTES[lo.reason]}${more}` });
+    });
   }
+  return notes;
 }
 
 /**
- * Reads a file found by resolveLocalPaths when its turn comes: checked again (the tree may have
- * changed since), opened without following a final symlink and without blocking on a FIFO, and
- * read only when it is a regular file within the size limit.
+ * Reads a file found by resolveLocalPaths when its turn comes: opened without following a final
+ * symlink and without blocking on a FIFO, then the descriptor checked (inside the allowed folders,
+ * and the file found when `ref.id` is known), and read only when it is a regular file within the
+ * size limit.
  */
-export async function readLocalFile(realpath: string, dirs: readonly string[], origin: string, maxBytes: number): Promise<Buffer> {
+export async function readLocalFile(realpath: string, dirs: readonly string[], origin: string, maxBytes: number, ref: LocalFileRef = {}): Promise<Buffer> {
   const allowed: AllowedFolders = { dirs, origin };
   if (dirs.length === 0) throw offError(allowed);
-  const real = await fs.realpath(realpath).catch(() => null);
+  const given = ref.raw ? Buffer.from(ref.raw, 'base64') : Buffer.from(realpath);
+  // realpath here only normalises a path named directly; the check that counts is on the descriptor.
+  const real = await fs.realpath(given, { encoding: 'buffer' }).catch(() => null);
   if (!real) throw toolError('NOT_FOUND', `File ${shown(realpath)} no longer exists`);
-  if (!isInside(dirs, real)) throw outsideError(allowed, realpath);
+  if (!insideBytes(dirs, real)) throw outsideError(allowed, realpath);
   const fh = await fs.open(real, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK).catch(() => null);
   if (!fh) throw outsideError(allowed, realpath, 'cannot be opened');
   try {
-    const st = await fh.stat();
+    const v = await verifyOpened(fh, dirs, real, ref.id);
+    if (!v.ok) {
+      if (v.why === 'replaced') {
+        throw toolError('CONFLICT', `File ${shown(realpath)} was replaced since its folder was walked (another file is at that path now); ingest it again`);
+      }
+      if (v.why === 'gone') throw toolError('NOT_FOUND', `File ${shown(realpath)} no longer exists`);
+      throw outsideError(allowed, realpath, 'was moved outside the allowed folders while it was opened (a folder on its path was swapped)');
+    }
+    const st = v.st;
     if (!st.isFile()) throw outsideError(allowed, realpath, 'is not a regular file');
-    if (st.size > maxBytes) {
+    if (st.size > BigInt(maxBytes)) {
       throw toolError('PAYLOAD_TOO_LARGE', `File ${shown(realpath)} is larger than the upload limit of ${maxBytes} bytes (MAX_UPLOAD_BYTES)`);
     }
-    const buf = Buffer.alloc(st.size);
+    const buf = Buffer.alloc(Number(st.size));
     let off = 0;
     while (off < buf.length) {
       const { bytesRead } = await fh.read(buf, off, buf.length - off, off);

@@ -144,7 +144,7 @@ export class RedisJobQueue implements JobQueue {
       throw err;
     }
     try {
-      await queueCall(this.deps.queue.addBulk(record.items.map((it) => ({ name: 'ingest', data: { job: id, index: it.index }, opts: itemJobOptions(id, it.index, this.deps.attempts) }))));
+      await queueCall(this.deps.queue.addBulk(record.items.filter((it) => !TERMINAL_STAGES.has(it.stage)).map((it) => ({ name: 'ingest', data: { job: id, index: it.index }, opts: itemJobOptions(id, it.index, this.deps.attempts) }))));
     } catch (err) {
       // Recorded, not queued: the job ends here with the reason rather than waiting forever.
       const reason = `the ingestion queue in Redis could not be reached (${errorText(err)})`;

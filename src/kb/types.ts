@@ -473,3 +473,20 @@ export interface KnowledgeBaseApi {
   /** The storage state for /health: degraded when the database cannot be opened, is corrupt or takes no writes. */
   storageState?(): StorageState;
 }
+
+// ---- Added for issue 19 items 1-2 (folder walks, race-safe local reads) ----
+
+/** Merged into JobItem above: optional, absent on items of other kinds. */
+export interface JobItem {
+  /**
+   * Local files: the file found by the walk ("dev:ino") and, when its path is not UTF-8, the
+   * path's bytes (base64); the read refuses another file at that path. Not part of the API.
+   */
+  local?: { id?: string; raw?: string };
+}
+
+/** Merged into AddDocumentsRequest above. */
+export interface AddDocumentsRequest {
+  /** The request's signal: folder walks stop when it aborts (timeout, client gone). */
+  signal?: AbortSignal;
+}

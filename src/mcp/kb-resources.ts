@@ -1,11 +1,14 @@
 /**
  * The knowledge base as MCP resources: rag://collections (every collection with its statistics),
  * and the template rag://collections/{name} (one collection with its statistics and its first
- * documents). resources/list names each existing collection, so clients can browse them.
+ * documents). resources/list names each existing collection, so clients can browse them. A key
+ * sees only its collections (others read as unknown resources, as if they did not exist), and only
+ * with the search action.
  */
 import { isToolError } from '../errors.ts';
 import type { KnowledgeBaseApi } from '../kb/types.ts';
 import { COLLECTION_NAME_PATTERN } from '../kb/types.ts';
+import { hasAnyAction, maySeeCollection, type Principal } from '../auth/principal.ts';
 
 export const COLLECTIONS_URI = 'rag://collections';
 export const COLLECTION_URI_TEMPLATE = 'rag://collections/{name}';
@@ -32,16 +35,16 @@ export const collectionTemplate = {
   mimeType: 'application/json',
 } as const;
 
-export function kbResourceList(kb: KnowledgeBaseApi | undefined): ListedResource[] {
-  if (!kb) return [];
+export function kbResourceList(kb: KnowledgeBaseApi | undefined, principal: Principal): ListedResource[] {
+  if (!kb || !hasAnyAction(principal, 'search')) return [];
   const head: ListedResource = {
     uri: COLLECTIONS_URI,
     name: 'collections',
     title: 'Knowledge-base collections',
-    description: 'Every collection with its statistics (documents by status, chunks, bytes, pages, languages, types).',
+    description: 'Every collection the API key may see, with its statistics (documents by status, chunks, bytes, pages, languages, types).',
     mimeType: 'application/json',
   };
-  const collections = kb.listCollections().slice(0, MAX_LISTED);
+  const collections = kb.listCollections().filter((c) => maySeeCollection(principal, c.name)).slice(0, MAX_LISTED);
   return [
     head,
     ...collections.map((c) => ({
@@ -55,9 +58,10 @@ export function kbResourceList(kb: KnowledgeBaseApi | undefined): ListedResource
 }
 
 /** The resource's JSON, or undefined when the URI is not a knowledge-base one (null: no such collection). */
-export function readKbResource(kb: KnowledgeBaseApi | undefined, uri: string): unknown {
+export function readKbResource(kb: KnowledgeBaseApi | undefined, uri: string, principal: Principal): unknown {
   if (!kb) return undefined;
-  if (uri === COLLECTIONS_URI) return { collections: kb.listCollections() };
+  if (!hasAnyAction(principal, 'search')) return uri.startsWith(COLLECTIONS_URI) ? null : undefined;
+  if (uri === COLLECTIONS_URI) return { collections: kb.listCollections().filter((c) => maySeeCollection(principal, c.name)) };
   const prefix = `${COLLECTIONS_URI}/`;
   if (!uri.startsWith(prefix)) return undefined;
   let name: string;
@@ -66,7 +70,7 @@ export function readKbResource(kb: KnowledgeBaseApi | undefined, uri: string): u
   } catch {
     return null;
   }
-  if (!NAME.test(name)) return null;
+  if (!NAME.test(name) || !maySeeCollection(principal, name)) return null;
   try {
     const collection = kb.getCollection(name);
     const documents = kb.listDocuments(name, { offset: 0, limit: RESOURCE_DOCUMENTS });

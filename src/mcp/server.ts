@@ -52,7 +52,50 @@ export interface McpServerOptions {
    * /mcp route's CPU (measured by the http-load benchmark).
    */
   validator?: jsonSchemaValidator;
+  /** Streamable HTTP: progress goes out only while the SSE response has room (coalescedProgress). */
+  progressGate?: ProgressGate;
 }
+
+/**
+ * Whether the response carrying a call's progress can take more now (Streamable HTTP: the SSE
+ * response's socket). The SDK queues every notification it is given, so the gate is asked first.
+ */
+export interface ProgressGate {
+  busy(): boolean;
+  /** Calls `fn` once when the response has room again. */
+  whenFree(fn: () => void): void;
+}
+
+/**
+ * Progress relayed only while the response has room: while it is busy the latest report replaces
+ * older ones and goes out when there is room, so a client that reads slowly gets fewer reports,
+ * never a growing backlog.
+ */
+export function coalescedProgress(gate: ProgressGate | undefined, send: (p: ProgressReport) => void): (p: ProgressReport) => void {
+  if (!gate) return send;
+  let latest: ProgressReport | null = null;
+  let waiting = false;
+  const flush = () => {
+    waiting = false;
+    if (latest === null) return;
+    if (gate.busy()) return wait();
+    const p = latest;
+    latest = null;
+    send(p);
+  };
+  const wait = () => {
+    if (waiting) return;
+    waiting = true;
+    gate.whenFree(flush);
+  };
+  return (p) => {
+    latest = p;
+    if (waiting) return;
+    flush();
+  };
+}
+
+type ProgressReport = Parameters<NonNullable<ToolContext['progress']>>[0];
 
 /** One validator for a process's MCP servers (HTTP creates a server per request). */
 export function createMcpValidator(): jsonSchemaValidator {
@@ -150,14 +193,11 @@ export function createMcpServer(opts: McpServerOptions): Server {
       return errorResult('VALIDATION_ERROR', message, requestId);
     }
     const progressToken = request.params._meta?.progressToken;
-    const progress: ToolContext['progress'] =
-      progressToken === undefined
-        ? undefined
-        : (p) => {
-            void extra
-              .sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } })
-              .catch((err: unknown) => log.debug({ err }, 'progress notification not sent'));
-          };
+    const progress: ToolContext['progress'] = progressToken === undefined ? undefined : coalescedProgress(opts.progressGate, (p) => {
+      void extra
+        .sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } })
+        .catch((err: unknown) => log.debug({ err }, 'progress notification not sent'));
+    });
     const roots: ToolContext['roots'] = opts.transport === 'stdio' && server.getClientCapabilities()?.roots ? () => rootsOf(server) : undefined;
     try {
       const output = await runTool(tool, checked.value, {

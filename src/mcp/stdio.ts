@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
 import type { AnyTool } from '../tools/define-tool.ts';
+import type { Principal } from '../auth/principal.ts';
 import { connectMcp, createMcpServer } from './server.ts';
 import { LineTransport } from './line-transport.ts';
 
@@ -13,6 +14,8 @@ export interface StdioOptions {
   tools: readonly AnyTool[];
   services: Services;
   log: Logger;
+  /** The key of RAG_API_KEY when keys are configured; absent: full access (auth off). */
+  principal?: Principal;
 }
 
 export interface StdioSession {

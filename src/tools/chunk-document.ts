@@ -62,6 +62,7 @@ export const chunkDocumentTool = defineTool({
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/documents/chunk' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [
     {
       name: 'docx',

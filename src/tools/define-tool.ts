@@ -8,6 +8,8 @@ import type { Services } from '../services.ts';
 import type { DocumentKind } from '../extractors/types.ts';
 import type { CallContext, UploadedFile } from '../call-context.ts';
 import type { ErrorCode } from '../errors.ts';
+import type { Action } from '../auth/actions.ts';
+import type { Principal } from '../auth/principal.ts';
 
 export type TimeoutClass = 'document' | 'extraction' | 'utility';
 
@@ -36,6 +38,29 @@ export interface ToolContext extends CallContext {
   roots?: () => Promise<string[]>;
   /** How the call arrived: rest, mcp (Streamable HTTP) or stdio (tools whose defaults differ per transport). */
   transport?: string;
+  /**
+   * The key making the call (src/auth/principal.ts); full access when no keys are configured.
+   * Tools that list or look up collections and jobs filter by it.
+   */
+  principal: Principal;
+}
+
+/**
+ * What a key must be allowed to do to call the tool (src/auth/tool-access.ts checks it before the
+ * handler runs, on every transport; MCP tools/list shows only the tools a key may call).
+ */
+export interface ToolAccess<I = unknown> {
+  /** The action a call needs; a list: any one of them suffices. */
+  action: Action | readonly Action[];
+  /** Calls that need another action than `action` (manage_cache "clear" needs admin). */
+  actionFor?(input: I): Action | readonly Action[];
+  /**
+   * The input field naming the collection the call acts on: a key that may not see it gets
+   * NOT_FOUND before the handler runs. Tools naming jobs check the job's collection themselves.
+   */
+  collection?: string;
+  /** What the call does, for the FORBIDDEN message ("delete documents"). */
+  what: string;
 }
 
 /**
@@ -105,6 +130,12 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TSchema =
    */
   mcp?: false;
   annotations: ToolAnnotations;
+  access: ToolAccess<Static<I>>;
+  /**
+   * For a tool annotated destructive: which calls destroy something (default: every call). Over
+   * MCP those are confirmed first (src/mcp/confirm-destructive.ts); manage_cache's "stats" is not.
+   */
+  destructiveCall?(input: Static<I>): boolean;
   /**
    * Requests to publish, the first being the default. For upload tools the first one, without its
    * URL field, also fills the multipart form (Swagger UI pre-fills every form field it can, so set

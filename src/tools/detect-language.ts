@@ -48,6 +48,7 @@ export const detectLanguageTool = defineTool({
   timeoutClass: 'utility',
   rest: { method: 'POST', path: '/v1/language/detect' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: { action: 'search', what: 'detect languages' },
   examples: [
     { name: 'french', summary: 'A French sentence', value: { text: 'Ceci est un petit texte en français pour montrer la détection de la langue.' } },
     { name: 'hindi', summary: 'A Hindi sentence', value: { text: 'यह भाषा पहचान का एक छोटा सा उदाहरण है।' } },

@@ -18,6 +18,7 @@ export const extractCsvTablesTool = defineTool({
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/csv' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [{ name: 'semicolons', summary: 'A semicolon-delimited CSV file as a Markdown table', value: { document_url: SAMPLE_URLS.csv } }],
   upload: { urlField: 'document_url' },
   formats: ['csv'],

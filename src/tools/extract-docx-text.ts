@@ -30,6 +30,7 @@ export const extractDocxTextTool = defineTool({
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/docx' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [
     {
       name: 'docx',

@@ -49,6 +49,7 @@ export const extractImageTextTool = defineTool({
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/image' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [
     {
       name: 'photo',

@@ -31,6 +31,7 @@ export const extractPdfTextTool = defineTool({
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/pdf' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [
     {
       name: 'invoice',

@@ -30,6 +30,7 @@ export const extractPptxTextTool = defineTool({
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/pptx' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [
     {
       name: 'pptx',

@@ -37,6 +37,7 @@ export const extractXlsxTablesTool = defineTool({
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/extract/xlsx' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [{ name: 'xlsx', summary: 'The two sheets of a workbook as Markdown tables', value: { document_url: SAMPLE_URLS.xlsx } }],
   upload: { urlField: 'document_url' },
   formats: ['xlsx', 'xls'],

@@ -110,6 +110,7 @@ export const getSystemHealthTool = defineTool({
   timeoutClass: 'utility',
   rest: { method: 'GET', path: '/v1/system/health' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: { action: 'search', what: 'read the server health' },
   async handler(_input, { services, tools, log }) {
     const { config } = services;
     let status: 'ok' | 'degraded' = 'ok';

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
 import { CacheLayerStatsSchema, type CacheLayerStats } from '../cache/ttl-cache.ts';
 import type { Services } from '../services.ts';
+import { CONFIRM_HINT, ConfirmField } from './confirm-field.ts';
 
 const Input = Type.Object(
   {
@@ -12,6 +13,7 @@ const Input = Type.Object(
         description: '"stats" reports every layer; "clear" empties every layer and reports how many entries each lost',
       }),
     ),
+    confirm: ConfirmField,
   },
   { additionalProperties: false },
 );
@@ -41,7 +43,8 @@ export const manageCacheTool = defineTool({
   description:
     'Report or clear the server caches (downloaded files, processed documents, search indexes). ' +
     '"stats" returns entries, bytes, hits, misses, hit rate and evictions per layer; "clear" empties every layer and returns how many entries each held. ' +
-    'With REDIS_URL the shared download tier (download_shared) is cleared for every process.',
+    'With REDIS_URL the shared download tier (download_shared) is cleared for every process. ' +
+    `"clear" needs the admin action. ${CONFIRM_HINT}`,
   group: 'utility',
   input: Input,
   output: Output,
@@ -49,6 +52,9 @@ export const manageCacheTool = defineTool({
   rest: { method: 'POST', path: '/v1/cache' },
   // "clear" empties every cache layer; calling it again changes nothing more.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  // Statistics are a read; clearing every cache is the server's business, not one collection's.
+  access: { action: 'search', actionFor: (input) => (input.action === 'clear' ? 'admin' : 'search'), what: 'manage caches' },
+  destructiveCall: (input) => input.action === 'clear',
   examples: [
     { name: 'stats', summary: 'Statistics of every cache layer', value: { action: 'stats' } },
     { name: 'clear', summary: 'Empty every cache layer (downloads, documents, indexes)', value: { action: 'clear' } },

@@ -67,6 +67,7 @@ export const processDocumentTool = defineTool({
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/documents/process' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'read documents' },
   examples: [
     {
       name: 'pdf',

@@ -52,6 +52,7 @@ export const querySpreadsheetTool = defineTool({
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/spreadsheets/query' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'search documents' },
   examples: [
     {
       name: 'xlsx_column',

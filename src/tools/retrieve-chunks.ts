@@ -50,6 +50,7 @@ export const retrieveChunksTool = defineTool({
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/documents/retrieve' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  access: { action: 'search', what: 'search documents' },
   examples: [
     {
       name: 'one_document',

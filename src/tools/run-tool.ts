@@ -10,6 +10,8 @@ import type { Services } from '../services.ts';
 import type { Config } from '../config.ts';
 import type { UploadedFile } from '../call-context.ts';
 import { TIMEOUT_SECONDS, type AnyTool, type ToolContext } from './define-tool.ts';
+import { FULL_ACCESS, type Principal } from '../auth/principal.ts';
+import { authorizeCall } from '../auth/tool-access.ts';
 
 export interface RunToolOptions {
   services: Services;
@@ -31,6 +33,8 @@ export interface RunToolOptions {
   roots?: ToolContext['roots'];
   /** For the logs: rest | mcp | stdio. */
   transport: string;
+  /** The key making the call; absent: full access (auth off, or a call the server makes itself). */
+  principal?: Principal;
 }
 
 /** Milliseconds a call of this tool may take: its class timeout, capped by REQUEST_TIMEOUT. */
@@ -40,7 +44,14 @@ export function toolTimeoutMs(tool: AnyTool, config: Pick<Config, 'REQUEST_TIMEO
 
 export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOptions): Promise<unknown> {
   const timeoutMs = toolTimeoutMs(tool, opts.services.config);
-  const log = opts.log.child({ tool: tool.name, request_id: opts.requestId, transport: opts.transport });
+  const principal = opts.principal ?? FULL_ACCESS;
+  const log = opts.log.child({ tool: tool.name, request_id: opts.requestId, transport: opts.transport, ...(principal === FULL_ACCESS ? {} : { key: principal.name }) });
+  try {
+    authorizeCall(tool, input, principal);
+  } catch (err) {
+    log.info({ event: 'tool.denied', code: (err as { code?: string }).code }, 'tool.denied');
+    throw err;
+  }
   const controller = new AbortController();
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
@@ -84,6 +95,7 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
       upload: opts.upload,
       tools: opts.tools,
       transport: opts.transport,
+      principal,
       ...(opts.progress ? { progress: opts.progress } : {}),
       ...(opts.roots ? { roots: opts.roots } : {}),
     }),

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
+import { FULL_ACCESS } from '../../src/auth/principal.ts';
 import Value from 'typebox/value';
 import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -51,7 +52,7 @@ t.teardown(async () => {
 
 /** Calls a tool as the transports do, and checks the result against its output schema. */
 async function call(tool: AnyTool, input: Record<string, unknown>, upload?: UploadedFile) {
-  const ctx: ToolContext = { signal: AbortSignal.timeout(120_000), log, requestId: 'test', services, ...(upload ? { upload } : {}) };
+  const ctx: ToolContext = { signal: AbortSignal.timeout(120_000), log, requestId: 'test', services, principal: FULL_ACCESS, ...(upload ? { upload } : {}) };
   const out = await tool.handler(input, ctx);
   const errors = [...Value.Errors(tool.output, out)].slice(0, 3);
   if (errors.length) throw new Error(`${tool.name} output breaks its schema: ${JSON.stringify(errors)}`);

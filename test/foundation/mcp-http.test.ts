@@ -89,7 +89,7 @@ t.test('tools/call: structuredContent plus a text copy; errors as isError {error
   t.equal(start?.request_id, 'mcp-trace-1', 'the tool call runs under the HTTP request id');
   t.equal(start?.transport, 'mcp');
 
-  const clear = await client.callTool({ name: 'manage_cache', arguments: { action: 'clear' } });
+  const clear = await client.callTool({ name: 'manage_cache', arguments: { action: 'clear', confirm: true } });
   // The three memory layers plus the persisted indexes (DATA_DIR/indexes) registered as a disk layer.
   t.same((clear.structuredContent as any).evicted, { download: 0, document: 0, retriever: 0, indexes: 0 });
   t.same(

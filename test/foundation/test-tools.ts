@@ -23,6 +23,7 @@ export function makeSlowTool(probe: SlowProbe) {
     timeoutClass: 'utility',
     rest: { method: 'POST', path: '/v1/test/slow' },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    access: { action: 'search', what: 'call test tools' },
     async handler(input, { signal }) {
       probe.started = true;
       const ms = input.ms ?? 10_000;
@@ -72,6 +73,7 @@ export const uploadEchoTool = defineTool({
   timeoutClass: 'document',
   rest: { method: 'POST', path: '/v1/test/upload' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: { action: 'search', what: 'call test tools' },
   upload: { urlField: 'document_url' },
   formats: ['csv', 'text'],
   async handler(input, { upload }) {
@@ -102,6 +104,7 @@ export const crashTool = defineTool({
   timeoutClass: 'utility',
   rest: { method: 'POST', path: '/v1/test/crash' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: { action: 'search', what: 'call test tools' },
   async handler(input) {
     if (input.coded) throw toolError('UNSUPPORTED_FORMAT', 'This is not a format we read');
     throw new Error('secret at /srv/app/internal/path.ts:42');

@@ -87,7 +87,7 @@ t.test('MCP: KB tools, progress notifications, search, resources', async (t) => 
 
   // delete_document over MCP: gone from search.
   const volcano = one.documents.items.find((d: { source: string }) => d.source === urls.volcanoes);
-  const del = await client.callTool({ name: 'delete_document', arguments: { name: 'mcp-docs', document_id: volcano.id } });
+  const del = await client.callTool({ name: 'delete_document', arguments: { name: 'mcp-docs', document_id: volcano.id, confirm: true } });
   t.notOk(del.isError);
   const after = await client.callTool({ name: 'search_collection', arguments: { name: 'mcp-docs', query: 'caldera magma chamber' } });
   t.notOk((after.structuredContent as { results: Array<{ document_id: string }> }).results.some((h) => h.document_id === volcano.id));

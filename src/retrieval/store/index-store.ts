@@ -19,6 +19,18 @@
  * Temp folders carry the writing process's pid (".tmp-p<pid>-<key>-<hex>"), so the sweep at
  * start-up removes every leftover of a dead process at once while leaving alone the saves in
  * progress of another live worker sharing DATA_DIR.
+ *
+ * Why these need no database identity (unlike the knowledge base's collection snapshots, which
+ * label chunk ids that only mean something in the SQLite file that issued them: kb/collection-
+ * index.ts): an index here depends on nothing but the document's bytes, the chunker version, the
+ * OCR reading and the embedder. The key names all but the embedder (retrieval-service.ts indexKey:
+ * URL hash, content sha256 prefix, CHUNKER_VERSION, OCR part), the manifest holds the full content
+ * sha256, the key and the embedder id and dimension, every load checks them against the caller's
+ * expectation, and the chunks travel inside the folder (no ids into another store). So a folder
+ * from another DATA_DIR under the same key holds the very chunks this process would build from
+ * those bytes and is right to serve; one for other bytes, another key, another embedder or an
+ * older format (INDEX_FORMAT_VERSION) is refused. What no check here can see: model weights
+ * replaced under the same embedder id, or extraction changed without a CHUNKER_VERSION bump.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';

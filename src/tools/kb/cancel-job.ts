@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
 import { JobId, JobSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf } from './kb-access.ts';
+import { requireJobVisible } from '../../auth/principal.ts';
 
 export const cancelJobTool = defineTool({
   name: 'cancel_job',
@@ -18,7 +19,11 @@ export const cancelJobTool = defineTool({
   mcp: false,
   errors: [...KB_ERRORS, 'CONFLICT'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: { action: 'ingest', what: 'cancel jobs' },
   async handler(input, ctx) {
-    return kbOf(ctx).cancelJob(input.job_id);
+    const kb = kbOf(ctx);
+    // Looked up first: a job of a collection the key may not see is NOT_FOUND, and stays running.
+    requireJobVisible(ctx.principal, kb.getJob(input.job_id));
+    return kb.cancelJob(input.job_id);
   },
 });

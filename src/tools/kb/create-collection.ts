@@ -28,6 +28,7 @@ export const createCollectionTool = defineTool({
   mcp: false,
   errors: [...KB_ERRORS, 'CONFLICT'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  access: { action: 'admin', collection: 'name', what: 'create collections' },
   async handler(input, ctx) {
     return kbOf(ctx).createCollection(input.name, input.description ?? null, input.chunk_size !== undefined ? { chunk_size: input.chunk_size } : {});
   },

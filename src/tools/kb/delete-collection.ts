@@ -20,6 +20,7 @@ export const deleteCollectionTool = defineTool({
   mcp: false,
   errors: KB_ERRORS,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  access: { action: 'admin', collection: 'name', what: 'delete collections' },
   async handler(input, ctx) {
     return kbOf(ctx).deleteCollection(input.name);
   },

@@ -16,6 +16,7 @@ export const getCollectionTool = defineTool({
   mcp: false,
   errors: KB_ERRORS,
   annotations: READ_ONLY,
+  access: { action: 'search', collection: 'name', what: 'read collections' },
   async handler(input, ctx) {
     return kbOf(ctx).getCollection(input.name);
   },

@@ -16,6 +16,7 @@ export const getDocumentTool = defineTool({
   mcp: false,
   errors: KB_ERRORS,
   annotations: READ_ONLY,
+  access: { action: 'search', collection: 'name', what: 'read documents' },
   async handler(input, ctx) {
     return kbOf(ctx).getDocument(input.name, input.document_id);
   },

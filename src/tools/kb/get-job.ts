@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
 import { JobId, JobSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf, READ_ONLY } from './kb-access.ts';
+import { requireJobVisible } from '../../auth/principal.ts';
 
 export const getJobTool = defineTool({
   name: 'get_job',
@@ -17,7 +18,10 @@ export const getJobTool = defineTool({
   rest: { method: 'GET', path: '/v1/jobs/:job_id' },
   errors: KB_ERRORS,
   annotations: READ_ONLY,
+  access: { action: ['search', 'ingest'], what: 'read jobs' },
   async handler(input, ctx) {
-    return kbOf(ctx).getJob(input.job_id);
+    const job = kbOf(ctx).getJob(input.job_id);
+    requireJobVisible(ctx.principal, job);
+    return job;
   },
 });

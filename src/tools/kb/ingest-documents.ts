@@ -68,6 +68,7 @@ export const ingestDocumentsTool = defineTool({
   errors: [...KB_ERRORS, 'QUEUE_UNAVAILABLE'],
   // Not read-only, not destructive: it adds documents and replaces changed versions of the same source.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  access: { action: 'ingest', collection: 'name', what: 'ingest documents' },
   async handler(input, ctx) {
     const kb = kbOf(ctx);
     const { name, urls, paths, include, exclude } = input;
@@ -87,6 +88,7 @@ export const ingestDocumentsTool = defineTool({
       ...(ctx.upload ? { upload: ctx.upload } : {}),
       ...(allowedDirs ? { allowedDirs } : {}),
       create: true,
+      signal: ctx.signal,
     });
 
     const waitSeconds = input.wait_seconds ?? (ctx.transport === 'rest' ? 0 : MCP_DEFAULT_WAIT_SECONDS);
@@ -101,7 +103,7 @@ export const ingestDocumentsTool = defineTool({
       }
     }
     const hint = ENDED.has(job.status)
-      ? `The job ended (${job.status}): ${job.counts.done} ingested, ${job.counts.skipped} unchanged, ${job.counts.failed} failed. Search it with search_collection.`
+      ? `The job ended (${job.status}): ${job.counts.done} ingested, ${job.counts.skipped} skipped (unchanged or left out: see each item's note), ${job.counts.failed} failed. Search it with search_collection.`
       : `The job is still ${job.status}: call get_job with job_id "${job.id}" to follow it (REST: GET /v1/jobs/${job.id}/events streams its progress).`;
     return { ...job, hint };
   },

@@ -19,6 +19,7 @@ export const listDocumentChunksTool = defineTool({
   mcp: false,
   errors: KB_ERRORS,
   annotations: READ_ONLY,
+  access: { action: 'search', collection: 'name', what: 'read documents' },
   async handler(input, ctx) {
     return kbOf(ctx).documentChunks(input.name, input.document_id, { offset: input.offset, limit: input.limit });
   },

@@ -28,6 +28,7 @@ export const listDocumentsTool = defineTool({
   rest: { method: 'GET', path: '/v1/collections/:name/documents' },
   errors: KB_ERRORS,
   annotations: READ_ONLY,
+  access: { action: 'search', collection: 'name', what: 'list documents' },
   async handler(input, ctx) {
     const { name, ...q } = input;
     return kbOf(ctx).listDocuments(name, q);

@@ -18,6 +18,7 @@ export const reingestDocumentTool = defineTool({
   mcp: false,
   errors: [...KB_ERRORS, 'VALIDATION_ERROR', 'OVERLOADED', 'QUEUE_UNAVAILABLE'],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  access: { action: 'ingest', collection: 'name', what: 're-ingest documents' },
   async handler(input, ctx) {
     return kbOf(ctx).reingestDocument(input.name, input.document_id);
   },

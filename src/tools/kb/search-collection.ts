@@ -55,6 +55,7 @@ export const searchCollectionTool = defineTool({
   rest: { method: 'POST', path: '/v1/collections/:name/search' },
   errors: [...KB_ERRORS, 'MODEL_UNAVAILABLE'],
   annotations: READ_ONLY,
+  access: { action: 'search', collection: 'name', what: 'search collections' },
   async handler(input, ctx) {
     const { name, ...req } = input;
     const f = req.filters;
