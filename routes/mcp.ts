@@ -94,6 +94,8 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
             raw.once('close', free);
           },
         },
+        // The key's scopes (plugins/auth.ts): tools/list, tools/call and the resources follow them.
+        principal: request.principal,
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
       reply.hijack();

@@ -36,6 +36,9 @@ import { PACKAGE_INFO } from '../package-info.ts';
 import { jsonSchema, RESOURCES } from './resources.ts';
 import { screenRequests } from './screen-requests.ts';
 import { isStackOverflow, MAX_JSON_DEPTH } from '../json-limits.ts';
+import { FULL_ACCESS, type Principal } from '../auth/principal.ts';
+import { authorizeCall, mayListTool } from '../auth/tool-access.ts';
+import { confirmDestructive, isDestructiveCall } from './confirm-destructive.ts';
 
 export interface McpServerOptions {
   tools: readonly AnyTool[];
@@ -54,6 +57,8 @@ export interface McpServerOptions {
   validator?: jsonSchemaValidator;
   /** Streamable HTTP: progress goes out only while the SSE response has room (coalescedProgress). */
   progressGate?: ProgressGate;
+  /** The key the calls are made with (HTTP: the request's; stdio: RAG_API_KEY's); default full access. */
+  principal?: Principal;
 }
 
 /**
@@ -163,8 +168,12 @@ async function rootsOf(server: Server): Promise<string[]> {
 }
 
 export function createMcpServer(opts: McpServerOptions): Server {
-  const mcpTools = opts.tools.filter(servedOverMcp);
-  const byName = new Map(mcpTools.map((t) => [t.name, t]));
+  const principal = opts.principal ?? FULL_ACCESS;
+  const served = opts.tools.filter(servedOverMcp);
+  // tools/list shows a key only the tools it has the action for; calling another one answers
+  // FORBIDDEN (as REST does), not "unknown tool".
+  const mcpTools = served.filter((t) => mayListTool(t, principal));
+  const byName = new Map(served.map((t) => [t.name, t]));
   // Services built by hand for a test may lack the knowledge base: then it has no resources.
   const kb: KnowledgeBaseApi | undefined = opts.services.kb;
   const server = new Server(
@@ -198,6 +207,21 @@ export function createMcpServer(opts: McpServerOptions): Server {
         .sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } })
         .catch((err: unknown) => log.debug({ err }, 'progress notification not sent'));
     });
+    try {
+      // Before any prompt: a key that may not make the call is not asked to confirm it.
+      authorizeCall(tool, checked.value, principal);
+    } catch (err) {
+      const e = toPublicError(err);
+      log.info({ tool: tool.name, code: e.code, key: principal.name, transport: opts.transport }, 'tool.denied');
+      return errorResult(e.code, e.message, requestId);
+    }
+    if (isDestructiveCall(tool, checked.value)) {
+      const refusal = await confirmDestructive(server, tool, checked.value as Record<string, unknown>, { signal: extra.signal, relatedRequestId: extra.requestId });
+      if (refusal) {
+        log.info({ tool: tool.name, code: 'CONFIRMATION_REQUIRED', transport: opts.transport }, 'tool.unconfirmed');
+        return errorResult('CONFIRMATION_REQUIRED', refusal, requestId);
+      }
+    }
     const roots: ToolContext['roots'] = opts.transport === 'stdio' && server.getClientCapabilities()?.roots ? () => rootsOf(server) : undefined;
     try {
       const output = await runTool(tool, checked.value, {
@@ -210,6 +234,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
         signal: extra.signal,
         shutdownSignal: opts.shutdownSignal,
         transport: opts.transport,
+        principal,
       });
       const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(output) }] };
       if (output !== null && typeof output === 'object' && !Array.isArray(output)) result.structuredContent = output as Record<string, unknown>;
@@ -221,7 +246,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
   }));
 
   server.setRequestHandler(ListResourcesRequestSchema, guarded(opts.log, 'resources/list', async () => ({
-    resources: [...RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })), ...kbResourceList(kb)],
+    resources: [...RESOURCES.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })), ...kbResourceList(kb, principal)],
   })));
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, guarded(opts.log, 'resources/templates/list', async () => ({
@@ -231,7 +256,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
   server.setRequestHandler(ReadResourceRequestSchema, guarded(opts.log, 'resources/read', async (request) => {
     const resource = RESOURCES.find((r) => r.uri === request.params.uri);
     if (!resource) {
-      const value = readKbResource(kb, request.params.uri);
+      const value = readKbResource(kb, request.params.uri, principal);
       if (value !== undefined && value !== null) {
         return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
       }

@@ -8,6 +8,7 @@ import { ProgressBar } from '../components/progress-bar.tsx';
 import { Table } from '../components/table.tsx';
 import { href } from '../router.ts';
 import { useAsync } from '../use-async.ts';
+import { useWhoami } from '../whoami.ts';
 import { dash, fmtBytes, fmtDate } from '../format.ts';
 import { ENDED_JOB, itemEnded, itemFraction, itemStatus } from '../job-progress.ts';
 
@@ -41,6 +42,8 @@ export function CollectionPage({ name }: { name: string }) {
   const [urls, setUrls] = useState('');
   const [dragging, setDragging] = useState(false);
   const [confirming, setConfirming] = useState<string | null>(null);
+  // What the key may do: the upload area and the buttons follow it (GET /v1/whoami).
+  const { may } = useWhoami();
   const aborts = useRef(new Set<AbortController>());
   const fileInput = useRef<HTMLInputElement>(null);
   const reuploadInput = useRef<HTMLInputElement>(null);
@@ -208,7 +211,7 @@ export function CollectionPage({ name }: { name: string }) {
         </p>
       ) : null}
 
-      <div class="ingest">
+      {may('ingest') ? <div class="ingest">
         <div
           class={`drop-zone ${dragging ? 'dragging' : ''}`}
           data-testid="drop-zone"
@@ -265,7 +268,7 @@ export function CollectionPage({ name }: { name: string }) {
             Ingest URLs
           </button>
         </form>
-      </div>
+      </div> : null}
 
       {tracked.length > 0 ? (
         <div class="jobs" data-testid="ingest-jobs">
@@ -353,12 +356,12 @@ export function CollectionPage({ name }: { name: string }) {
                 </span>
               ) : (
                 <span class="actions">
-                  <button type="button" class="secondary" data-testid="reingest-document" aria-label={`${d.source_kind === 'upload' ? 'Upload again' : 'Re-ingest'} ${d.title ?? d.source}`} title={d.source_kind === 'upload' ? 'Choose the file again to replace this upload' : 'Ingest the source again'} onClick={() => reingest(d)}>
+                  {may('ingest') ? <button type="button" class="secondary" data-testid="reingest-document" aria-label={`${d.source_kind === 'upload' ? 'Upload again' : 'Re-ingest'} ${d.title ?? d.source}`} title={d.source_kind === 'upload' ? 'Choose the file again to replace this upload' : 'Ingest the source again'} onClick={() => reingest(d)}>
                     {d.source_kind === 'upload' ? 'Upload again…' : 'Re-ingest'}
-                  </button>
-                  <button type="button" class="secondary" data-testid="delete-document" aria-label={`Delete ${d.title ?? d.source}`} onClick={() => setConfirming(d.id)}>
+                  </button> : null}
+                  {may('delete') ? <button type="button" class="secondary" data-testid="delete-document" aria-label={`Delete ${d.title ?? d.source}`} onClick={() => setConfirming(d.id)}>
                     Delete
-                  </button>
+                  </button> : null}
                 </span>
               ),
           },

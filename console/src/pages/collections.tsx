@@ -6,6 +6,7 @@ import { ErrorBanner } from '../components/error-banner.tsx';
 import { Table } from '../components/table.tsx';
 import { href } from '../router.ts';
 import { useAsync } from '../use-async.ts';
+import { useWhoami } from '../whoami.ts';
 import { dash, fmtBytes, fmtDate } from '../format.ts';
 
 export function CollectionsPage() {
@@ -16,6 +17,8 @@ export function CollectionsPage() {
   const [error, setError] = useState<unknown>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const rows: Collection[] = list.data?.collections ?? [];
+  // Creating and deleting collections needs the admin action.
+  const { may } = useWhoami();
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -49,7 +52,7 @@ export function CollectionsPage() {
       <div class="page-head">
         <h1 id="collections-title">Collections</h1>
       </div>
-      <form class="inline-form" onSubmit={create} data-testid="create-collection-form">
+      {may('admin') ? <form class="inline-form" onSubmit={create} data-testid="create-collection-form">
         <div class="field">
           <label for="collection-name">Name</label>
           <input
@@ -69,7 +72,7 @@ export function CollectionsPage() {
         <button type="submit" disabled={busy} data-testid="create-collection-button">
           Create collection
         </button>
-      </form>
+      </form> : null}
       <ErrorBanner error={error ?? list.error} onDismiss={error ? () => setError(null) : undefined} />
       {list.loading && !list.data ? <p class="muted">Loading…</p> : null}
       {list.data ? <Table
@@ -99,7 +102,9 @@ export function CollectionsPage() {
             key: 'actions',
             label: 'Actions',
             render: (c) =>
-              confirming === c.name ? (
+              !may('admin') ? (
+                <span class="muted">—</span>
+              ) : confirming === c.name ? (
                 <span class="actions">
                   <button type="button" class="danger" data-testid="confirm-delete-collection" onClick={() => remove(c.name)}>
                     Delete {c.name} and its documents
