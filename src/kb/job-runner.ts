@@ -6,6 +6,12 @@
  * resumes what was not done. An upload is spooled to DATA_DIR/kb/uploads/<job>/<item> (atomic)
  * for the same reason, with the job's options beside it, and the folder goes when the job ends.
  * Subscribers (SSE, MCP progress) get JobEvents; waitFor resolves when a job ends or times out.
+ *
+ * Jobs always converge, even when the store fails (a full disk): the in-memory record stays the
+ * truth (a document whose commit failed counts as failed), a job whose end cannot be written is
+ * kept here and answered from memory while its end is written again with backoff, and a job of
+ * a process that is gone (its owner handle is dead, db.ts) is adopted: resumed, or ended
+ * cancelled when cancelling it is asked. So no read ever reports `running` for a job nobody runs.
  */
 import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
@@ -74,6 +80,11 @@ export interface NewItem {
 export const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
 const ENDED: ReadonlySet<JobStatus> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
 const PROGRESS_SAVE_MS = 1_000;
+/** Ended jobs whose end could not be written, kept in memory for reads and retried; beyond this the oldest is dropped (the next start resumes it). */
+export const UNSAVED_ENDS_MAX = 256;
+/** Backoff of the retries writing unsaved ends: doubling from the first to the last, then steady. */
+export const END_RETRY_FIRST_MS = 500;
+export const END_RETRY_MAX_MS = 30_000;
 const SAVE_AT_ONCE_MAX_ITEMS = 200;
 export const LOST_UPLOAD_REASON = 'interrupted by a restart; the upload was lost';
 
@@ -210,8 +221,17 @@ export class JobRunner {
   private active = 0;
   private closed = false;
   private readonly idle = new Set<() => void>();
+  /** Ended jobs whose end is not in the store yet (insertion order: oldest first), with their options for the spool. */
+  private readonly unsaved = new Map<string, JobRecord>();
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryDelay = END_RETRY_FIRST_MS;
 
   constructor(private readonly deps: JobRunnerDeps) {}
+
+  /** Ended jobs whose end could not be written yet (for health reports and tests). */
+  unsavedEnds(): number {
+    return this.unsaved.size;
+  }
 
   /** Documents waiting (not yet started) across all jobs. */
   queued(): number {
@@ -228,9 +248,9 @@ export class JobRunner {
     return { jobs_active: this.live.size, documents_queued: this.queued(), documents_running: this.active, queue_max: this.deps.queueMax, concurrency: this.deps.concurrency };
   }
 
-  /** The live record of a job that has not ended (null once ended: read the store). */
+  /** The live record of a job that has not ended, or of one whose end is not saved yet (null otherwise: read the store). */
   liveJob(id: string): JobRecord | null {
-    return this.live.get(id)?.record ?? null;
+    return this.live.get(id)?.record ?? this.unsaved.get(id) ?? null;
   }
 
   /** Jobs of a collection still queued or running. */
@@ -289,12 +309,16 @@ export class JobRunner {
   /**
    * Start-up: jobs a previous process left queued or running are resumed, or failed with a reason.
    * Synchronous (a few small reads), so every resumed job is live before the first call arrives.
+   * Called again later (adopt: true) for jobs of processes that died while this one runs; only
+   * the start-up sweeps the spool.
    */
-  resume(collectionExists: (name: string) => boolean): { resumed: number; failed: number } {
+  resume(collectionExists: (name: string) => boolean, opts: { adopt?: boolean } = {}): { resumed: number; failed: number } {
     let resumed = 0;
     let failed = 0;
     // Only jobs no live process runs: with --workers N another process may be running its own.
     for (const job of this.deps.store.claimOrphanJobs()) {
+      // Claimed again because this process owns it: it runs here already (an adoption after start).
+      if (this.live.has(job.id) || this.unsaved.has(job.id)) continue;
       const options = this.readOptions(job.id) ?? { force: false };
       if (!collectionExists(job.collection)) {
         this.endInterrupted(job, 'interrupted by a restart; the collection no longer exists');
@@ -334,16 +358,17 @@ export class JobRunner {
       this.deps.store.saveJob(job);
       this.enqueue(job, options, pending);
     }
-    void this.sweepSpool();
+    if (!opts.adopt) void this.sweepSpool();
     return { resumed, failed };
   }
 
   cancel(id: string, reason = 'cancelled by request'): JobRecord {
     const live = this.live.get(id);
     if (!live) {
-      const stored = this.deps.store.getJob(id);
-      if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
-      throw toolError('CONFLICT', `Job ${id} already ended (${stored.status}); only queued or running jobs can be cancelled`);
+      const ended = this.unsaved.get(id) ?? this.deps.store.getJob(id);
+      if (!ended) throw toolError('NOT_FOUND', `Job ${id} not found`);
+      if (isEnded(ended)) throw toolError('CONFLICT', `Job ${id} already ended (${ended.status}); only queued or running jobs can be cancelled`);
+      return this.cancelNotHere(ended, reason);
     }
     live.cancelRequested = true;
     live.record.reason = reason;
@@ -366,7 +391,7 @@ export class JobRunner {
       live.listeners.add(listener);
       return () => void live.listeners.delete(listener);
     }
-    const stored = this.deps.store.getJob(id);
+    const stored = this.unsaved.get(id) ?? this.deps.store.getJob(id);
     if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
     let active = true;
     queueMicrotask(() => {
@@ -380,6 +405,8 @@ export class JobRunner {
   async waitFor(id: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
     const live = this.live.get(id);
     if (!live) {
+      const unsaved = this.unsaved.get(id);
+      if (unsaved) return structuredClone(unsaved);
       const stored = this.deps.store.getJob(id);
       if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
       return stored;
@@ -404,6 +431,10 @@ export class JobRunner {
   /** Stops taking work; running items are aborted and their jobs left as they are, to resume on the next start. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    // A last try; what still cannot be written is resumed (or failed) by the next start.
+    this.retryUnsaved();
     for (const live of this.live.values()) {
       if (live.saveTimer) clearTimeout(live.saveTimer);
       for (const ctrl of live.running.values()) ctrl.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
@@ -521,7 +552,11 @@ export class JobRunner {
     job.counts = countsOf(job.items);
     this.emit(live, 'item', item, `${item.source}: ${item.stage}${item.error ? ` (${item.error.code}: ${item.error.message})` : ''}`);
     if (live.pending.length === 0 && live.running.size === 0) this.finish(live);
-    else this.save(live, true);
+    else {
+      this.save(live, true);
+      // Cancelling asked by another process (it found this one alive, db.ts) is seen between documents.
+      if (!live.cancelRequested && this.cancelAskedInStore(job.id)) this.cancel(job.id);
+    }
     this.active--;
     if (this.active === 0) for (const f of this.idle) f();
     this.pump();
@@ -533,17 +568,106 @@ export class JobRunner {
     job.counts = countsOf(job.items);
     const c = job.counts;
     job.status = endStatus(job, live.cancelRequested);
+    if (!job.reason) job.reason = storageReason(job);
     if (job.status === 'failed' && !job.reason) job.reason = c.total === 1 ? 'its document failed' : 'every document failed';
     job.finished_at = now();
     this.live.delete(job.id);
-    try {
-      this.deps.store.saveJob(job);
-    } catch (err) {
-      this.deps.log?.warn({ event: 'kb.job.save_failed', job: job.id, err: errorText(err) }, 'could not record the end of a job');
-    }
-    void this.removeSpool(job.id);
+    this.saveEnd(job);
     const e = this.jobEvent(job);
     for (const l of live.listeners) safeCall(l, e);
+  }
+
+  /**
+   * Writes an ended job; when the store fails, the job is kept in memory (reads answer it from
+   * there, never the stale `running` row) and written again with backoff while the process lives.
+   * The spool goes only once the end is written: until then a restart may still resume the job.
+   */
+  private saveEnd(job: JobRecord): void {
+    try {
+      this.deps.store.saveJob(job);
+      void this.removeSpool(job.id);
+      return;
+    } catch (err) {
+      this.deps.log?.warn({ event: 'kb.job.save_failed', job: job.id, err: errorText(err) }, 'could not record the end of a job; retrying');
+    }
+    this.unsaved.delete(job.id);
+    this.unsaved.set(job.id, job);
+    while (this.unsaved.size > UNSAVED_ENDS_MAX) {
+      const oldest = this.unsaved.keys().next().value!;
+      this.unsaved.delete(oldest);
+      this.deps.log?.warn({ event: 'kb.job.end_dropped', job: oldest }, 'too many job ends wait to be written; the oldest is left to the next start');
+    }
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.closed || this.unsaved.size === 0) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      const before = this.unsaved.size;
+      this.retryUnsaved();
+      // Progress (the storage is back) restarts the backoff; none doubles it.
+      this.retryDelay = this.unsaved.size < before ? END_RETRY_FIRST_MS : Math.min(END_RETRY_MAX_MS, this.retryDelay * 2);
+      this.scheduleRetry();
+    }, this.retryDelay);
+    this.retryTimer.unref();
+  }
+
+  /** Writes the unsaved ends, oldest first, stopping at the first failure (the storage is still down). */
+  private retryUnsaved(): void {
+    for (const [id, job] of this.unsaved) {
+      try {
+        this.deps.store.saveJob(job);
+      } catch {
+        return;
+      }
+      this.unsaved.delete(id);
+      this.deps.log?.info({ event: 'kb.job.end_saved', job: id, status: job.status }, 'the end of a job was recorded after the storage came back');
+      void this.removeSpool(id);
+    }
+    if (this.unsaved.size === 0) this.retryDelay = END_RETRY_FIRST_MS;
+  }
+
+  private cancelAskedInStore(id: string): boolean {
+    try {
+      return this.deps.store.jobCancelRequested(id);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Cancels an unfinished job this runner does not run. Its owner gone (killed, its pid perhaps
+   * reused since): claimed and ended cancelled here, its unfinished documents cancelled. Its
+   * owner another live process: the request is stored in the row, which that process reads
+   * between documents, and the job is answered as it stands.
+   */
+  private cancelNotHere(stored: JobRecord, reason: string): JobRecord {
+    const store = this.deps.store;
+    const claimed = store.claimJob ? store.claimJob(stored.id) : store.jobOwner?.(stored.id) === 'live' ? null : stored;
+    if (!claimed) {
+      const asked = store.updateJob(stored.id, (job, flags) => {
+        if (isEnded(job)) return false;
+        flags.cancelRequested = true;
+        job.reason = reason;
+      });
+      if (!asked) throw toolError('NOT_FOUND', `Job ${stored.id} not found`);
+      if (isEnded(asked)) throw toolError('CONFLICT', `Job ${stored.id} already ended (${asked.status}); only queued or running jobs can be cancelled`);
+      return asked;
+    }
+    const job = claimed;
+    for (const item of job.items) {
+      if (TERMINAL_STAGES.has(item.stage)) continue;
+      item.stage = 'cancelled';
+      item.finished_at = now();
+    }
+    job.counts = countsOf(job.items);
+    job.status = 'cancelled';
+    job.reason = `${reason} (its process was gone)`;
+    job.finished_at = now();
+    this.deps.log?.info({ event: 'kb.job.cancelled_orphan', job: job.id }, 'cancelled a job whose process is gone');
+    this.saveEnd(job);
+    return structuredClone(job);
   }
 
   private endInterrupted(job: JobRecord, reason: string): void {
@@ -618,9 +742,16 @@ export class JobRunner {
   private async sweepSpool(): Promise<void> {
     const names = await fs.readdir(this.deps.spoolDir).catch(() => [] as string[]);
     for (const name of names) {
-      if (!this.live.has(name)) await fs.rm(path.join(this.deps.spoolDir, name), { recursive: true, force: true }).catch(() => undefined);
+      if (!this.live.has(name) && !this.unsaved.has(name)) await fs.rm(path.join(this.deps.spoolDir, name), { recursive: true, force: true }).catch(() => undefined);
     }
   }
+}
+
+/** The reason of a job some of whose documents failed because the storage did (a full disk), or null. */
+function storageReason(job: JobRecord): string | null {
+  const failed = job.items.filter((i) => i.stage === 'failed' && i.error?.code === 'STORAGE_UNAVAILABLE');
+  if (failed.length === 0) return null;
+  return `storage unavailable: ${failed.length} of ${job.counts.total} documents could not be saved (${failed[0]!.error!.message})`;
 }
 
 export function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {

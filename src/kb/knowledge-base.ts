@@ -121,12 +121,12 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   private stopNotices: (() => void) | null = null;
   /** Debounced collection notices, per open collection. */
   private readonly notices = new Map<string, { version: number; timer: NodeJS.Timeout | null }>();
+  /** In-process jobs: adopts, every HEARTBEAT_MS, the jobs of processes on this DATA_DIR that died meanwhile. */
+  private adoptTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.dir = path.join(deps.config.dataDir, 'kb');
     const named = deps.namedDirs ?? [];
-  /** In-process jobs: adopts, every HEARTBEAT_MS, the jobs of processes on this DATA_DIR that died meanwhile. */
-  private adoptTimer: NodeJS.Timeout | null = null;
     this.publicText = (text) => redactPaths(text, named);
     let store: KbStoreApi | null = null;
     try {
@@ -155,10 +155,6 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     // With REDIS_URL the jobs live in the Redis queue: workers pick them up (their reconciler
     // also queues jobs an in-process run left unfinished), so nothing is resumed here.
     if (c.REDIS_URL) return;
-    try {
-      const r = runner.resume((name) => store.getCollection(name) !== null, { adopt });
-      if (r.resumed + r.failed > 0) this.deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
-    } catch (err) {
     this.adoptOrphans(false);
     this.adoptTimer = setInterval(() => this.adoptOrphans(true), HEARTBEAT_MS);
     this.adoptTimer.unref();
@@ -173,14 +169,14 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     const runner = this.runner;
     const store = this.store;
     if (!(runner instanceof JobRunner) || !store || this.closed || this.deps.config.REDIS_URL) return;
+    try {
+      const r = runner.resume((name) => store.getCollection(name) !== null, { adopt });
+      if (r.resumed + r.failed > 0) this.deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
+    } catch (err) {
       this.deps.log?.warn({ event: 'kb.jobs.resume_failed', err: errorText(err) }, 'interrupted ingestion jobs could not be resumed');
     }
   }
 
-  /**
-   * REDIS_URL set (the services plugin, once Redis answered): notices go over Redis pub/sub, jobs
-   * to the BullMQ queue, and with the worker role (or all) this process runs documents from it.
-   */
   /** A stored job that says queued or running but whose process is gone: adopted here first, so the answer is true. */
   private adoptIfOrphan(job: JobRecord): JobRecord {
     if (job.status !== 'queued' && job.status !== 'running') return job;
@@ -199,6 +195,10 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     return s.reason ? { ...s, reason: this.publicText(s.reason) } : s;
   }
 
+  /**
+   * REDIS_URL set (the services plugin, once Redis answered): notices go over Redis pub/sub, jobs
+   * to the BullMQ queue, and with the worker role (or all) this process runs documents from it.
+   */
   async attachDistributed(redis: RedisConnection): Promise<void> {
     const store = this.store;
     if (!store || this.closed) return;
@@ -482,8 +482,12 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         chunks += s.chunks;
       }
       const r = this.runner!.stats();
+      const storage = this.storageState();
       return {
         available: true,
+        storage: storage.state,
+        ...(storage.reason ? { storage_reason: storage.reason } : {}),
+        ...(this.runner instanceof JobRunner ? { job_ends_unsaved: this.runner.unsavedEnds() } : {}),
         collections: collections.length,
         documents,
         chunks,
@@ -492,12 +496,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         documents_running: r.documents_running,
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,
-      const storage = this.storageState();
         indexes_open: this.indexes.size,
         role: this.role,
-        storage: storage.state,
-        ...(storage.reason ? { storage_reason: storage.reason } : {}),
-        ...(this.runner instanceof JobRunner ? { job_ends_unsaved: this.runner.unsavedEnds() } : {}),
         queue: this.runner instanceof RedisJobQueue ? 'redis' : 'in-process',
         ...(this.worker ? { worker: this.worker.stats() } : {}),
         searches: this.searches.stats(),
@@ -511,6 +511,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.adoptTimer) clearInterval(this.adoptTimer);
     this.stopNotices?.();
     for (const n of this.notices.values()) if (n.timer) clearTimeout(n.timer);
     this.notices.clear();
@@ -523,7 +524,6 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     for (const [, o] of open) {
       if (o.timer) clearTimeout(o.timer);
       const ix = await o.promise.catch(() => null);
-    if (this.adoptTimer) clearInterval(this.adoptTimer);
       if (ix) await Promise.resolve(ix.persist()).catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', err: errorText(err) }, 'index not saved; it is rebuilt at the next start'));
     }
     this.store?.close();
