@@ -66,3 +66,14 @@ export class KeyStore {
     return { ok: true, principal };
   }
 }
+
+/** Keys configured (plain and in the file), for health reports; a file that fails to read counts none. */
+export function configuredKeyCount(config: Pick<Config, 'apiKeys' | 'API_KEYS_FILE'>): number {
+  let fileKeys = 0;
+  try {
+    fileKeys = config.API_KEYS_FILE ? readKeyFile(config.API_KEYS_FILE).length : 0;
+  } catch {
+    // The server started with a valid file; a broken edit since is reported by SIGHUP's log.
+  }
+  return config.apiKeys.length + fileKeys;
+}

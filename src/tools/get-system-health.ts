@@ -4,6 +4,7 @@
  * through services.healthReporters (OCR, models, retrieval).
  */
 import os from 'node:os';
+import { configuredKeyCount } from '../auth/key-store.ts';
 import Type from 'typebox';
 import { defineTool, TIMEOUT_SECONDS, type TimeoutClass } from './define-tool.ts';
 import { CacheLayerStatsSchema } from '../cache/ttl-cache.ts';
@@ -90,13 +91,15 @@ const Output = Type.Object(
 function baseFeatures(services: Services): Record<string, FeatureStatus> {
   const { config } = services;
   return {
-    auth: config.apiKeys.length > 0 ? { available: true } : { available: false, reason: 'API_KEYS is not set: every client is accepted' },
+    auth: authOn(config) ? { available: true } : { available: false, reason: 'API_KEYS and API_KEYS_FILE are not set: every client is accepted' },
     rate_limit: { available: true, rpm: config.RATE_LIMIT_RPM },
     log_files: config.logDir
       ? { available: true, directory: config.logDir, rotation: 'daily' }
       : { available: false, reason: 'LOG_DIR is not set: logs go to stderr only' },
   };
 }
+
+const authOn = (config: { apiKeys: readonly string[]; API_KEYS_FILE: string }) => config.apiKeys.length > 0 || config.API_KEYS_FILE !== '';
 
 export const getSystemHealthTool = defineTool({
   name: 'get_system_health',
@@ -139,8 +142,8 @@ export const getSystemHealthTool = defineTool({
       uptime_seconds: Math.round((Date.now() - services.startedAt) / 100) / 10,
       features,
       security: {
-        auth_enabled: config.apiKeys.length > 0,
-        api_keys: config.apiKeys.length,
+        auth_enabled: authOn(config),
+        api_keys: configuredKeyCount(config),
         rate_limit_rpm: config.RATE_LIMIT_RPM,
         global_rate_limit_rpm: config.RATE_LIMIT_RPM * 5,
         request_timeout_seconds: config.REQUEST_TIMEOUT,

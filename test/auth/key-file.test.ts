@@ -89,3 +89,12 @@ t.test('SIGHUP reads the key file again; a broken file keeps the old keys', asyn
   process.emit('SIGHUP', 'SIGHUP');
   t.equal(await whoami('new-key'), 200, 'a broken file changes nothing');
 });
+
+t.test('health reports auth on with only API_KEYS_FILE, counting its keys', async (t) => {
+  const file = writeKeyFile(t, { keys: [{ name: 'a', hash: hashKey('ka'), actions: ['search'] }, { name: 'b', hash: hashKey('kb'), actions: ['admin'] }] });
+  const app = await buildTestApp(t, { env: { API_KEYS_FILE: file, API_KEYS: 'plain' } });
+  const res = await app.inject({ url: '/v1/system/health', headers: { 'x-api-key': 'ka' } });
+  t.equal(res.statusCode, 200);
+  t.match(res.json().security, { auth_enabled: true, api_keys: 3 });
+  t.same(res.json().features.auth, { available: true });
+});

@@ -72,7 +72,7 @@ t.test('get_system_health reports status, version, features, security, formats, 
   t.equal(body.name, 'rag-document-server');
   t.match(body.version, /^\d+\.\d+\.\d+/);
   t.ok(body.uptime_seconds >= 0);
-  t.same(body.features.auth, { available: false, reason: 'API_KEYS is not set: every client is accepted' });
+  t.same(body.features.auth, { available: false, reason: 'API_KEYS and API_KEYS_FILE are not set: every client is accepted' });
   t.equal(body.features.log_files.available, false);
   t.same(body.security.timeouts_seconds, { document: 100, extraction: 100, utility: 30 });
   t.equal(body.security.rate_limit_rpm, 40);
