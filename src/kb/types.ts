@@ -279,7 +279,7 @@ export interface KbStoreApi {
   /** Writes the job row (status, reason, counts, timestamps, items as JSON) in one statement. */
   saveJob(job: JobRecord): void;
   getJob(id: string): JobRecord | null;
-  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
+  listJobs(q: { collection?: string; collections?: readonly string[]; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
   /** Jobs left queued or running by a process that stopped (read at start-up). */
   unfinishedJobs(): JobRecord[];
   unfinishedJobCount(): number;
@@ -396,7 +396,7 @@ export interface KnowledgeBaseApi {
   reingestDocument(collection: string, documentId: string): Promise<JobRecord>;
 
   getJob(id: string): JobRecord;
-  listJobs(q: { collection?: string; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
+  listJobs(q: { collection?: string; collections?: readonly string[]; status?: JobStatus; offset?: number; limit?: number }): Page<JobRecord>;
   /** CONFLICT when the job already ended. */
   cancelJob(id: string): JobRecord | Promise<JobRecord>;
   /** Live events of a job; returns the unsubscribe function. Ended jobs get one final 'job' event. */
