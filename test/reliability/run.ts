@@ -6,7 +6,7 @@
  *   --seed N            fuzzer seed (default 1)
  *   --count N           mutants (default 400; 40 with --short)
  *   --calls N           load-run calls (default 10,000; 1,000 with --short)
- *   --only a,b          groups: bomb, fuzz, origin, kill, load (default all)
+ *   --only a,b          groups: bomb, fuzz, origin, kill, load, order (default all)
  *   --source            run src/ through tsx instead of building dist/
  *   --env KEY=VALUE     extra server environment (repeatable), e.g. --env EXTRACT_CONCURRENCY=2
  *   --health-ms N       /health budget per case (default 250)
@@ -24,10 +24,11 @@ import { call, measure, Server, sleep, type ServerOptions } from './harness.ts';
 import { runLoad } from './load.ts';
 import { Origin } from './origin.ts';
 import { originCases } from './origin-cases.ts';
+import { runOrderCases } from './order-cases.ts';
 import { renderTable, type Row } from './table.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load'] as const;
+const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load', 'order'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values } = parseArgs({
@@ -166,6 +167,10 @@ try {
     await withServer('load', base, async (ctx) => {
       for (const r of await runLoad(ctx.server, origin, calls, 100, limits.rssCeilingMb)) report(r);
     });
+  }
+  if (only.has('order')) {
+    // Each case starts its own servers (a restart on one DATA_DIR, ALLOWED_DIRS of its own folder).
+    for (const r of await runOrderCases(base, short ? 2 : 4)) report(r);
   }
 } finally {
   await origin.close();
