@@ -78,6 +78,8 @@ export const ConfigSchema = Type.Object({
   INGEST_CONCURRENCY: Int(2, 1, 64),
   /** Documents that may wait in ingestion jobs, across all jobs; beyond, adding documents is OVERLOADED. */
   INGEST_QUEUE_MAX: Int(1_000, 1, 1_000_000),
+  /** Megabytes of open collection indexes kept in memory; the least recently searched are closed beyond it (reopened from their snapshot on demand). */
+  KB_INDEX_CACHE_MB: Int(1_024, 1, 16_777_216),
   /** With REDIS_URL: tries per document of an ingestion job when a try fails for a reason a retry may cure (exponential backoff from 2 s). */
   INGEST_ATTEMPTS: Int(3, 1, 20),
   /** With REDIS_URL: seconds without a heartbeat after which a document's worker is taken for dead and another worker takes the document. */

@@ -445,6 +445,11 @@ export class CollectionIndexes {
     return store.collectionChunkIds(this.collectionId);
   }
 
+  /** Approximate bytes held in memory (lexical arrays and the native HNSW index): KB_INDEX_CACHE_MB counts these. */
+  get approxBytes(): number {
+    return this.lex.approxBytes + (this.den?.approxBytes ?? 0);
+  }
+
   /** Whether the last persist was skipped because another process was writing the snapshot. */
   get persistPending(): boolean {
     return this.persistBusy && this.persistedVersion !== this.ver && !this.destroyed;

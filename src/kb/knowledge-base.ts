@@ -47,6 +47,7 @@ import {
 import { KbStore } from './kb-store.ts';
 import { HEARTBEAT_MS } from './db.ts';
 import { CollectionIndexes } from './collection-index.ts';
+import { overBudget } from './index-budget.ts';
 import { searchCollection } from './collection-search.ts';
 import { LocalBus, RedisBus, type Bus } from '../redis/bus.ts';
 import type { RedisConnection } from '../redis/connection.ts';
@@ -96,6 +97,9 @@ interface OpenIndexes {
   promise: Promise<CollectionIndexes>;
   timer: NodeJS.Timeout | null;
   collectionId: number;
+  /** Set once open: its approximate bytes count against KB_INDEX_CACHE_MB. */
+  value?: CollectionIndexes;
+  bytes: number;
 }
 
 export class KnowledgeBase implements KnowledgeBaseApi {
@@ -497,6 +501,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,
         indexes_open: this.indexes.size,
+        indexes_approx_bytes: [...this.indexes.values()].reduce((n, o) => n + (o.value ? o.value.approxBytes : 0), 0),
+        index_cache_max_bytes: this.deps.config.KB_INDEX_CACHE_MB * 1024 * 1024,
         role: this.role,
         queue: this.runner instanceof RedisJobQueue ? 'redis' : 'in-process',
         ...(this.worker ? { worker: this.worker.stats() } : {}),
@@ -587,11 +593,44 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     }
     if (!open) {
       const promise = CollectionIndexes.open(this.indexDir(c), c, this.use(), { ...(this.deps.log ? { log: this.deps.log } : {}) });
-      open = { promise, timer: null, collectionId: c.id };
+      const entry: OpenIndexes = { promise, timer: null, collectionId: c.id, bytes: 0 };
+      open = entry;
+      this.indexes.set(c.name, entry);
+      promise.then(
+        (ix) => {
+          if (this.indexes.get(c.name) !== entry) return;
+          entry.value = ix;
+          this.enforceIndexBudget(c.name);
+        },
+        (err) => this.dropIndexes(c.name, err),
+      );
+    } else {
+      // Use order: the Map's last entries are the most recently used (index-budget.ts).
+      this.indexes.delete(c.name);
       this.indexes.set(c.name, open);
-      promise.catch((err) => this.dropIndexes(c.name, err));
+      if (open.value) this.enforceIndexBudget(c.name);
     }
     return open.promise;
+  }
+
+  /**
+   * Closes the least recently used open indexes beyond KB_INDEX_CACHE_MB. An evicted index with
+   * commits not yet in its snapshot is persisted first (in the background), so its next open loads
+   * the snapshot instead of catching up; searches already holding it finish on it.
+   */
+  private enforceIndexBudget(justUsed: string): void {
+    for (const o of this.indexes.values()) if (o.value) o.bytes = o.value.approxBytes;
+    const budget = this.deps.config.KB_INDEX_CACHE_MB * 1024 * 1024;
+    for (const name of overBudget(this.indexes, budget, justUsed)) {
+      const open = this.indexes.get(name)!;
+      this.indexes.delete(name);
+      if (open.timer) clearTimeout(open.timer);
+      const ix = open.value!;
+      this.deps.log?.debug?.({ event: 'kb.indexes_evicted', collection: name, approx_bytes: open.bytes }, 'collection indexes closed (KB_INDEX_CACHE_MB)');
+      if (!this.closed) {
+        void ix.persist().catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', collection: name, err: errorText(err) }, 'index snapshot not saved; it is rebuilt from SQLite when needed'));
+      }
+    }
   }
 
   private dropIndexes(name: string, err: unknown): void {
@@ -719,6 +758,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       const ix = await this.indexesOf(collection);
       await ix.apply(commit, collection);
       this.schedulePersist(collection.name);
+      this.enforceIndexBudget(collection.name);
     } catch (err) {
       // The commit is in SQLite; indexes that missed it are reopened from there.
       this.dropIndexes(collection.name, err);
