@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import dotenv from 'dotenv';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { armHardExit } from './hard-exit.ts';
 import { createLogger } from './logger.ts';
 import { PACKAGE_INFO } from './package-info.ts';
 import { PROJECT_ROOT } from './project-root.ts';
@@ -118,8 +119,14 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-/** Runs `stop` on the first SIGTERM/SIGINT; a second signal exits at once. */
-function onShutdownSignal(log: Logger, stop: (signal: string) => Promise<void>): void {
+/** Past SHUTDOWN_TIMEOUT, time for the cut calls' 503s to be written (two grace steps) and the close to end. */
+const SHUTDOWN_MARGIN_MS = 3_000;
+
+/**
+ * Runs `stop` on the first SIGTERM/SIGINT; a second signal exits at once. Whatever `stop` waits
+ * on, the process is gone `hardExitMs` after the signal (src/hard-exit.ts).
+ */
+function onShutdownSignal(log: Logger, hardExitMs: number, stop: (signal: string) => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
@@ -129,6 +136,7 @@ function onShutdownSignal(log: Logger, stop: (signal: string) => Promise<void>):
       }
       stopping = true;
       log.info({ event: 'server.stop', signal }, 'shutting down');
+      armHardExit(hardExitMs, () => log.error({ event: 'server.hard_exit', after_ms: hardExitMs }, 'shutdown did not finish in time: exiting'));
       stop(signal).then(
         () => process.exit(0),
         (err) => {
@@ -160,7 +168,7 @@ async function runHttp(config: Readonly<Config>): Promise<void> {
     await closeLog();
     process.exit(1);
   }
-  onShutdownSignal(logger, async () => {
+  onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT * 1000 + SHUTDOWN_MARGIN_MS, async () => {
     // app.close() stops accepting, waits for in-flight requests, then closes services (onClose).
     const closing = app.close();
     const deadline = setTimeout(() => {
@@ -211,7 +219,7 @@ async function runStdioServer(config: Readonly<Config>): Promise<void> {
     await services.close();
     await closeLog();
   };
-  onShutdownSignal(logger, finish);
+  onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT * 1000 + SHUTDOWN_MARGIN_MS, finish);
   await session.closed;
   await finish();
   process.exit(0);
@@ -240,7 +248,8 @@ async function runPrimary(workers: number, config: Readonly<Config>): Promise<vo
   });
   for (let i = 0; i < workers; i++) cluster.fork();
   logger.info({ event: 'server.start', workers, host: config.HOST, port: config.PORT }, `starting ${workers} workers`);
-  onShutdownSignal(logger, async () => {
+  // The workers are SIGKILLed at SHUTDOWN_TIMEOUT + 5 s (below); the primary follows them.
+  onShutdownSignal(logger, (config.SHUTDOWN_TIMEOUT + 5) * 1000 + SHUTDOWN_MARGIN_MS, async () => {
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
     // Workers finish their in-flight calls; past the deadline they are killed.
