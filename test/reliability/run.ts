@@ -6,7 +6,7 @@
  *   --seed N            fuzzer seed (default 1)
  *   --count N           mutants (default 400; 40 with --short)
  *   --calls N           load-run calls (default 10,000; 1,000 with --short)
- *   --only a,b          groups: bomb, fuzz, origin, kill, load, order (default all)
+ *   --only a,b          groups: bomb, fuzz, origin, kill, load, order, converge (default all)
  *   --source            run src/ through tsx instead of building dist/
  *   --env KEY=VALUE     extra server environment (repeatable), e.g. --env EXTRACT_CONCURRENCY=2
  *   --health-ms N       /health budget per case (default 250)
@@ -25,10 +25,11 @@ import { runLoad } from './load.ts';
 import { Origin } from './origin.ts';
 import { originCases } from './origin-cases.ts';
 import { runOrderCases } from './order-cases.ts';
+import { runConvergeCases } from './converge-cases.ts';
 import { renderTable, type Row } from './table.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load', 'order'] as const;
+const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load', 'order', 'converge'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values } = parseArgs({
@@ -171,6 +172,10 @@ try {
   if (only.has('order')) {
     // Each case starts its own servers (a restart on one DATA_DIR, ALLOWED_DIRS of its own folder).
     for (const r of await runOrderCases(base, short ? 2 : 4)) report(r);
+  }
+  if (only.has('converge')) {
+    // Each case starts its own servers on a DATA_DIR of its own (kill -9 and restarts, a broken kb.sqlite).
+    for (const r of await runConvergeCases(base, origin)) report(r);
   }
 } finally {
   await origin.close();
