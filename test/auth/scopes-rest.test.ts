@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { auth, KEYS, scopedWorld, type KeyName } from './fixtures.ts';
+import { kbWorld, listenLoopback, readSse } from '../kb/surface-fixtures.ts';
 
 type Who = KeyName | 'none';
 interface Row {
@@ -103,10 +104,19 @@ t.test('REST: listings show only what the key may see, and 404s do not tell hidd
   t.match(forbidden.json().error, /"reader" may not delete documents: it needs the "delete" action/);
   const still = await w.app.inject({ url: `/v1/collections/team-a-docs/documents/${w.docs.a}`, headers: auth('reader') });
   t.equal(still.statusCode, 200, 'the refused delete changed nothing');
+
+  // The SSE job stream over a real socket: an ingest-only key follows its collection's job; the
+  // reader cannot see the other team's.
+  const origin = await listenLoopback(w.app);
+  const own = await readSse(`${origin}/v1/jobs/${w.jobs.a}/events`, auth('uploader'));
+  t.equal(own.status, 200, 'ingest alone may follow a job of its collection');
+  t.match(own.body, /event: state\ndata: .*"collection":"team-a-docs"/);
+  const other = await readSse(`${origin}/v1/jobs/${w.jobs.b}/events`, auth('reader'));
+  t.equal(other.status, 404);
+  t.match(JSON.parse(other.body), { code: 'NOT_FOUND', error: `Job ${w.jobs.b} not found` });
 });
 
 t.test('no keys configured: everything works without a key, as before', async (t) => {
-  const { kbWorld } = await import('../kb/surface-fixtures.ts');
   const { app } = await kbWorld(t);
   const who = await app.inject('/v1/whoami');
   t.same(who.json(), { name: 'local', auth: false, actions: ['search', 'ingest', 'delete', 'admin'], collections: ['*'], expires_at: null });
