@@ -80,6 +80,10 @@ export const ConfigSchema = Type.Object({
   INGEST_QUEUE_MAX: Int(1_000, 1, 1_000_000),
   /** Megabytes of open collection indexes kept in memory; the least recently searched are closed beyond it (reopened from their snapshot on demand). */
   KB_INDEX_CACHE_MB: Int(1_024, 1, 16_777_216),
+  /** With API keys: documents one key may have waiting in ingestion jobs; 0: a quarter of INGEST_QUEUE_MAX. Beyond it that key's new jobs are RATE_LIMITED. */
+  INGEST_QUEUE_MAX_PER_KEY: Int(0, 0, 1_000_000),
+  /** With API keys: unfinished ingestion jobs one key may have. */
+  INGEST_JOBS_MAX_PER_KEY: Int(100, 1, 1_000_000),
   /** With REDIS_URL: tries per document of an ingestion job when a try fails for a reason a retry may cure (exponential backoff from 2 s). */
   INGEST_ATTEMPTS: Int(3, 1, 20),
   /** With REDIS_URL: seconds without a heartbeat after which a document's worker is taken for dead and another worker takes the document. */

@@ -17,7 +17,8 @@ export interface QueueStats {
 
 export interface JobQueue {
   /** OVERLOADED when `count` more documents would not fit INGEST_QUEUE_MAX; VALIDATION_ERROR when they never could. */
-  checkRoom(count: number): void | Promise<void>;
+  /** OVERLOADED past INGEST_QUEUE_MAX; RATE_LIMITED past the tenant's share (tenant-share.ts). */
+  checkRoom(count: number, tenant?: string): void | Promise<void>;
   submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord>;
   cancel(id: string, reason?: string): JobRecord | Promise<JobRecord>;
   /** The freshest record of a job not yet ended, when this process holds one (null: read the store). */

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { checkTenantRoom, DEFAULT_TENANT, type TenantLimits } from './tenant-share.ts';
 import { isToolError, toolError } from '../errors.ts';
 import { errorText } from '../util/error-text.ts';
 import type { ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, SourceKind } from './types.ts';
@@ -32,6 +33,8 @@ export interface JobOptions {
   contentTypes?: Record<number, string>;
   /** The upload's read sequence number, taken when it was received (the newest read wins: ingest-document.ts). */
   uploadReadSeq?: number;
+  /** The API key that submitted the job (tenant-share.ts); absent: DEFAULT_TENANT. */
+  tenant?: string;
 }
 
 export interface ItemRun {
@@ -57,6 +60,8 @@ export interface JobRunnerDeps {
   spoolDir: string;
   concurrency: number;
   queueMax: number;
+  /** Per-key shares of the queue (tenant-share.ts); null or absent: auth off, one tenant. */
+  tenantLimits?: TenantLimits | null;
   /** Seconds per document (INGEST_DOCUMENT_TIMEOUT). */
   documentTimeoutS: number;
   runItem(run: ItemRun): Promise<ItemResult>;
@@ -218,6 +223,8 @@ export class JobRunner {
   private readonly live = new Map<string, LiveJob>();
   /** Counts item starts: a job's last turn, for round-robin. */
   private turns = 0;
+  /** Each tenant's last turn, for round-robin between keys. */
+  private readonly tenantTurns = new Map<string, number>();
   private active = 0;
   private closed = false;
   private readonly idle = new Set<() => void>();
@@ -258,8 +265,17 @@ export class JobRunner {
     return [...this.live.values()].filter((j) => j.record.collection === collection).map((j) => j.record.id);
   }
 
-  /** OVERLOADED when `count` more documents would not fit INGEST_QUEUE_MAX. */
-  checkRoom(count: number): void {
+  /** OVERLOADED when `count` more documents would not fit INGEST_QUEUE_MAX; RATE_LIMITED past the key's share. */
+  checkRoom(count: number, tenant: string = DEFAULT_TENANT): void {
+    if (this.deps.tenantLimits) {
+      const load = { waiting: 0, jobs: 0 };
+      for (const j of this.live.values()) {
+        if ((j.options.tenant ?? DEFAULT_TENANT) !== tenant) continue;
+        load.jobs++;
+        load.waiting += j.pending.length;
+      }
+      checkTenantRoom(tenant, load, count, this.deps.tenantLimits);
+    }
     if (count > this.deps.queueMax) {
       // Never fits, however long the caller waits: a retry (what 503 invites) cannot succeed.
       throw toolError(
@@ -280,12 +296,12 @@ export class JobRunner {
   async submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord> {
     if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
     if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
-    this.checkRoom(items.length);
+    this.checkRoom(items.length, options.tenant);
     const record = newJobRecord(collection, items);
     const id = record.id;
     const opts = withContentTypes(options, items);
     const uploads = items.map((it, i) => [i, it.upload] as const).filter(([, u]) => u);
-    const needsSpool = uploads.length > 0 || opts.force || opts.ocr || opts.allowedDirs;
+    const needsSpool = uploads.length > 0 || opts.force || opts.ocr || opts.allowedDirs || (opts.tenant !== undefined && opts.tenant !== DEFAULT_TENANT);
     if (needsSpool) {
       try {
         for (const [i, u] of uploads) await writeAtomic(path.join(this.spoolOf(id), String(i)), u!.bytes);
@@ -461,19 +477,39 @@ export class JobRunner {
   }
 
   /**
-   * Starts items while slots are free. Fair between jobs: the next item comes from the job with
-   * the fewest running, then the one whose last turn is oldest (a new job goes first).
+   * Starts items while slots are free. Fair between keys first, then between jobs: the next item
+   * comes from the tenant (tenant-share.ts) with the fewest documents running, then the one whose
+   * last turn is oldest; within it, from the job with the fewest running, then the oldest turn (a
+   * new job goes first). So one key's thousand documents delay another key's one by at most one
+   * document per slot.
    */
   private pump(): void {
     while (!this.closed && this.active < this.deps.concurrency) {
-      let next: LiveJob | null = null;
+      const tenants = new Map<string, { running: number; lastTurn: number; next: LiveJob | null }>();
       for (const j of this.live.values()) {
+        const name = j.options.tenant ?? DEFAULT_TENANT;
+        let t = tenants.get(name);
+        if (!t) tenants.set(name, (t = { running: 0, lastTurn: this.tenantTurns.get(name) ?? 0, next: null }));
+        t.running += j.running.size;
         if (j.pending.length === 0) continue;
-        if (!next || j.running.size < next.running.size || (j.running.size === next.running.size && j.lastTurn < next.lastTurn)) next = j;
+        const n = t.next;
+        if (!n || j.running.size < n.running.size || (j.running.size === n.running.size && j.lastTurn < n.lastTurn)) t.next = j;
       }
-      if (!next) return;
+      let pick: { name: string; running: number; lastTurn: number; next: LiveJob | null } | null = null;
+      for (const [name, t] of tenants) {
+        if (!t.next) continue;
+        if (!pick || t.running < pick.running || (t.running === pick.running && t.lastTurn < pick.lastTurn)) pick = { name, ...t };
+      }
+      if (!pick) return;
+      const next = pick.next!;
       next.lastTurn = ++this.turns;
+      this.tenantTurns.set(pick.name, next.lastTurn);
       void this.runOne(next, next.pending.shift()!);
+    }
+    // Turns of tenants without live jobs are forgotten (they would start at 0, first, anyway).
+    if (this.tenantTurns.size > 64) {
+      const live = new Set([...this.live.values()].map((j) => j.options.tenant ?? DEFAULT_TENANT));
+      for (const name of this.tenantTurns.keys()) if (!live.has(name)) this.tenantTurns.delete(name);
     }
   }
 

@@ -47,6 +47,7 @@ import {
 import { KbStore } from './kb-store.ts';
 import { HEARTBEAT_MS } from './db.ts';
 import { CollectionIndexes } from './collection-index.ts';
+import { DEFAULT_TENANT, tenantLimits } from './tenant-share.ts';
 import { overBudget } from './index-budget.ts';
 import { searchCollection } from './collection-search.ts';
 import { LocalBus, RedisBus, type Bus } from '../redis/bus.ts';
@@ -149,6 +150,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       spoolDir: path.join(this.dir, 'uploads'),
       concurrency: c.INGEST_CONCURRENCY,
       queueMax: c.INGEST_QUEUE_MAX,
+      tenantLimits: tenantLimits(c),
       documentTimeoutS: c.INGEST_DOCUMENT_TIMEOUT,
       runItem: (run) => this.runItem(run),
       onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
@@ -221,6 +223,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       bus,
       spoolDir: path.join(this.dir, 'uploads'),
       queueMax: c.INGEST_QUEUE_MAX,
+      tenantLimits: tenantLimits(c),
       concurrency: c.INGEST_CONCURRENCY,
       attempts: c.INGEST_ATTEMPTS,
       ...(this.deps.log ? { log: this.deps.log } : {}),
@@ -354,7 +357,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       const filename = cleanFilename(u.filename) ?? `upload-${sha256Short(u.bytes)}`;
       items.push({ source: filename, source_kind: 'upload', upload: { bytes: u.bytes, ...(u.contentType ? { contentType: u.contentType } : {}) } });
     }
-    await this.runner!.checkRoom(items.length);
+    const tenant = req.tenant ?? DEFAULT_TENANT;
+    await this.runner!.checkRoom(items.length, tenant);
     if (!c) {
       try {
         c = store.createCollection(collection, null);
@@ -370,6 +374,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       ...(allowed && allowed.origin !== 'ALLOWED_DIRS' ? { allowedDirs: [...allowed.dirs], allowedOrigin: allowed.origin } : {}),
       // An upload is read when it arrives: of two uploads of one name, the one received last wins.
       ...(req.upload && store.takeReadSeq ? { uploadReadSeq: store.takeReadSeq() } : {}),
+      ...(tenant !== DEFAULT_TENANT ? { tenant } : {}),
     };
     return this.runner!.submit(collection, items, options);
   }

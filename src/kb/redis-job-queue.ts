@@ -12,6 +12,7 @@
  * - Cancelling records the request in the job's row (what a worker checks) and sends 'kb:cancel'
  *   so the worker running a document aborts it at once; documents still waiting end as cancelled.
  */
+import { checkTenantRoom, DEFAULT_TENANT, type TenantLimits, type TenantLoad } from './tenant-share.ts';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
@@ -32,6 +33,8 @@ const COUNTS_MAX_AGE_MS = 2_000;
 export interface IngestJobData {
   job: string;
   index: number;
+  /** The API key that submitted it (tenant-share.ts); absent: DEFAULT_TENANT. */
+  tenant?: string;
 }
 
 export interface RedisJobQueueDeps {
@@ -41,6 +44,8 @@ export interface RedisJobQueueDeps {
   /** DATA_DIR/kb/uploads. */
   spoolDir: string;
   queueMax: number;
+  /** Per-key shares of the queue (tenant-share.ts); null or absent: auth off, one tenant. */
+  tenantLimits?: TenantLimits | null;
   concurrency: number;
   /** Tries per document (INGEST_ATTEMPTS). */
   attempts: number;
@@ -49,11 +54,16 @@ export interface RedisJobQueueDeps {
 
 const now = () => new Date().toISOString();
 
-/** BullMQ options of one document: priority by index, retries with exponential backoff, bounded history in Redis. */
-export function itemJobOptions(jobId: string, index: number, attempts: number) {
+/**
+ * BullMQ options of one document: priority by rank, retries with exponential backoff, bounded
+ * history in Redis. The rank is the item's index (jobs take turns), or with API keys its place in
+ * its key's waiting documents, so keys take turns: another key's first document ranks beside
+ * this key's first, not behind its thousandth.
+ */
+export function itemJobOptions(jobId: string, index: number, attempts: number, rank = index) {
   return {
     jobId: `${jobId}-${index}`,
-    priority: Math.min(index + 1, MAX_PRIORITY),
+    priority: Math.min(rank + 1, MAX_PRIORITY),
     attempts,
     backoff: { type: 'exponential' as const, delay: 2_000 },
     removeOnComplete: { count: 1_000 },
@@ -102,7 +112,28 @@ export class RedisJobQueue implements JobQueue {
     return this.counts;
   }
 
-  async checkRoom(count: number): Promise<void> {
+  /**
+   * The tenant's documents waiting and its unfinished jobs, from the documents waiting in Redis
+   * (INGEST_QUEUE_MAX bounds the scan) and those running.
+   */
+  private async tenantLoad(tenant: string): Promise<TenantLoad> {
+    const jobs = await queueCall(this.deps.queue.getJobs(['wait', 'prioritized', 'delayed', 'paused', 'active'], 0, this.deps.queueMax + this.deps.concurrency * 64));
+    const ids = new Set<string>();
+    let waiting = 0;
+    for (const j of jobs) {
+      if (!j || (j.data.tenant ?? DEFAULT_TENANT) !== tenant) continue;
+      ids.add(j.data.job);
+      if (!(j as { processedOn?: number }).processedOn) waiting++;
+    }
+    return { waiting, jobs: ids.size };
+  }
+
+  async checkRoom(count: number, tenant: string = DEFAULT_TENANT): Promise<void> {
+    await this.checkRoomFor(count, tenant);
+  }
+
+  /** checkRoom, answering the tenant's waiting documents (its items' ranks start there). */
+  private async checkRoomFor(count: number, tenant: string): Promise<number> {
     const max = this.deps.queueMax;
     if (count > max) {
       throw toolError(
@@ -119,12 +150,23 @@ export class RedisJobQueue implements JobQueue {
     if (waiting + count > max) {
       throw toolError('OVERLOADED', `The ingestion queue is full: ${waiting} documents wait and this job adds ${count}, over INGEST_QUEUE_MAX (${max}); retry when jobs have finished`);
     }
+    if (!this.deps.tenantLimits) return -1;
+    let load: TenantLoad;
+    try {
+      load = await this.tenantLoad(tenant);
+    } catch (err) {
+      throw unreachable(err);
+    }
+    checkTenantRoom(tenant, load, count, this.deps.tenantLimits);
+    return load.waiting;
   }
 
   async submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord> {
     if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
     if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
-    await this.checkRoom(items.length);
+    const tenant = options.tenant ?? DEFAULT_TENANT;
+    // -1: auth off, items rank by index (jobs take turns); else after the key's waiting documents.
+    const tenantWaiting = await this.checkRoomFor(items.length, tenant);
     const record = newJobRecord(collection, items);
     const id = record.id;
     const opts = withContentTypes(options, items);
@@ -144,7 +186,16 @@ export class RedisJobQueue implements JobQueue {
       throw err;
     }
     try {
-      await queueCall(this.deps.queue.addBulk(record.items.filter((it) => !TERMINAL_STAGES.has(it.stage)).map((it) => ({ name: 'ingest', data: { job: id, index: it.index }, opts: itemJobOptions(id, it.index, this.deps.attempts) }))));
+      const queued = record.items.filter((it) => !TERMINAL_STAGES.has(it.stage));
+      await queueCall(
+        this.deps.queue.addBulk(
+          queued.map((it, k) => ({
+            name: 'ingest',
+            data: { job: id, index: it.index, ...(tenant !== DEFAULT_TENANT ? { tenant } : {}) },
+            opts: itemJobOptions(id, it.index, this.deps.attempts, tenantWaiting < 0 ? it.index : tenantWaiting + k),
+          })),
+        ),
+      );
     } catch (err) {
       // Recorded, not queued: the job ends here with the reason rather than waiting forever.
       const reason = `the ingestion queue in Redis could not be reached (${errorText(err)})`;

@@ -305,11 +305,13 @@ export interface AddDocumentsRequest {
   /** Create the collection when it does not exist (MCP ingest_documents does). */
   create?: boolean;
   /**
-   * Added by the JOBS helper: allowed folders for `paths` when ALLOWED_DIRS is unset — MCP over
-   * stdio passes the client's roots here (absolute paths or file:// URIs). Ignored when
-   * ALLOWED_DIRS is set; never taken from REST input.
+   * Allowed folders for `paths` when ALLOWED_DIRS is unset: MCP over stdio passes the client's
+   * roots here (absolute paths or file:// URIs). Ignored when ALLOWED_DIRS is set; never taken
+   * from REST input.
    */
   allowedDirs?: string[];
+  /** The name of the API key making the request: its share of the queue (tenant-share.ts). */
+  tenant?: string;
 }
 
 export interface CollectionSearchRequest {

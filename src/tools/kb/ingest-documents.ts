@@ -89,6 +89,7 @@ export const ingestDocumentsTool = defineTool({
       ...(allowedDirs ? { allowedDirs } : {}),
       create: true,
       signal: ctx.signal,
+      tenant: ctx.principal.name,
     });
 
     const waitSeconds = input.wait_seconds ?? (ctx.transport === 'rest' ? 0 : MCP_DEFAULT_WAIT_SECONDS);
