@@ -21,6 +21,7 @@ export const BENCHMARKS: Array<{ name: string; file: string; title: string }> = 
   { name: 'e2e', file: 'e2e.bench.ts', title: '5. End to end: retrieve_chunks vs a LangChain.js pipeline' },
   { name: 'http-load', file: 'http-load.bench.ts', title: '6. HTTP load (autocannon)' },
   { name: 'startup', file: 'startup.bench.ts', title: '7. Start-up time' },
+  { name: 'streams', file: 'streams.bench.ts', title: '8. Streams and big uploads' },
 ];
 
 function runOne(file: string): Promise<{ code: number | null; tail: string }> {

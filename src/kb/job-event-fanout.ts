@@ -1,17 +1,28 @@
 /**
  * One subscription per followed job, however many clients follow it. Each event is serialized
  * once into an SSE frame (`id`, `event`, `data`) and the same string is handed to every reader, so
- * a thousand streams of one job cost one JSON.stringify per event, not a thousand. Progress ticks
- * are throttled: the latest tick per item is kept and fanned out at most every `progressMs`; an
- * item's final event replaces its pending tick, and the job's end flushes, fans out and closes
- * every reader. Ids increase per job subscription; a late joiner's `state` frame carries the last
- * id so far, so ids stay increasing on every connection.
+ * a thousand streams of one job cost one JSON.stringify per event, not a thousand. Events are
+ * fanned out in batches at most every `batchMs`: one write per reader per batch (a write is a
+ * system call per socket: with 1,000 readers that, more than serialization, is what costs), with the
+ * latest progress tick per item only, an item's final event replacing its pending tick. The job's
+ * end flushes, fans out and closes every reader. Ids increase per job subscription; a late
+ * joiner's `state` frame carries the last id so far, so ids stay increasing on every connection.
+ *
+ * The job's state for a joining reader is read once and reused while no event has come since, so
+ * a thousand clients connecting to one job cost one read of it, not a thousand.
  */
-import type { JobEvent, KnowledgeBaseApi } from './types.ts';
+import type { JobEvent, JobRecord, KnowledgeBaseApi } from './types.ts';
+
+export interface FanoutFrame {
+  frame: string;
+  type: JobEvent['type'];
+  /** The item of a progress or item frame. */
+  itemKey: string | undefined;
+}
 
 export interface FanoutReader {
-  /** A serialized frame; `itemKey` names the item of progress and item frames. */
-  frame(frame: string, type: JobEvent['type'], itemKey: string | undefined): void;
+  /** A batch of frames, in order. */
+  frames(frames: readonly FanoutFrame[]): void;
   /** The job ended (after its `job` frame), or the subscription failed: the stream should end. */
   end(): void;
 }
@@ -21,13 +32,16 @@ interface Followed {
   seq: number;
   off: (() => void) | null;
   ended: boolean;
-  /** Latest progress tick per item, waiting for the throttle. */
+  /** Events waiting for the next batch: the latest progress tick per item, and the others in order. */
   ticks: Map<string, JobEvent>;
+  events: JobEvent[];
   timer: NodeJS.Timeout | null;
-  lastFlush: number;
+  /** kb events seen (each may change the job): a cached state is good while this stays the same. */
+  received: number;
+  state: { at: number; job: JobRecord } | null;
 }
 
-export const PROGRESS_FANOUT_MS = 250;
+export const FANOUT_BATCH_MS = 200;
 
 const itemKeyOf = (e: JobEvent): string | undefined => (e.item ? `item:${e.item.index}` : undefined);
 
@@ -40,14 +54,31 @@ export class JobEventFanout {
 
   constructor(
     private readonly kb: () => KnowledgeBaseApi,
-    private readonly progressMs = PROGRESS_FANOUT_MS,
+    private readonly batchMs = FANOUT_BATCH_MS,
   ) {}
 
-  /** Jobs followed and readers in all (tests and stats). */
-  stats(): { jobs: number; readers: number } {
+  /**
+   * The job as it stands, for a reader about to join: read with `load` unless a reader joined
+   * since the last event the job had (then that read is still exact). A job nobody follows is
+   * always read.
+   */
+  currentJob(jobId: string, load: () => JobRecord): JobRecord {
+    const f = this.jobs.get(jobId);
+    if (f?.state && f.state.at === f.received) return f.state.job;
+    const job = load();
+    if (f) f.state = { at: f.received, job };
+    return job;
+  }
+
+  /** Jobs followed, readers in all, and events waiting for their batch (tests and stats). */
+  stats(): { jobs: number; readers: number; pending: number } {
     let readers = 0;
-    for (const f of this.jobs.values()) readers += f.readers.size;
-    return { jobs: this.jobs.size, readers };
+    let pending = 0;
+    for (const f of this.jobs.values()) {
+      readers += f.readers.size;
+      pending += f.ticks.size + f.events.length;
+    }
+    return { jobs: this.jobs.size, readers, pending };
   }
 
   /**
@@ -59,7 +90,7 @@ export class JobEventFanout {
     let f = this.jobs.get(jobId);
     const fresh = !f;
     if (!f) {
-      f = { readers: new Set(), seq: 1, off: null, ended: false, ticks: new Map(), timer: null, lastFlush: 0 };
+      f = { readers: new Set(), seq: 1, off: null, ended: false, ticks: new Map(), events: [], timer: null, received: 0, state: null };
       this.jobs.set(jobId, f);
     }
     const followed = f;
@@ -89,6 +120,8 @@ export class JobEventFanout {
     if (f.timer) clearTimeout(f.timer);
     f.timer = null;
     f.ticks.clear();
+    f.events = [];
+    f.state = null;
     f.off?.();
     f.off = null;
     if (this.jobs.get(jobId) === f) this.jobs.delete(jobId);
@@ -96,41 +129,41 @@ export class JobEventFanout {
 
   private onEvent(jobId: string, f: Followed, e: JobEvent): void {
     if (f.ended) return;
-    if (e.type === 'progress') {
-      const key = itemKeyOf(e) ?? 'job';
-      f.ticks.set(key, e);
-      const wait = f.lastFlush + this.progressMs - Date.now();
-      if (wait <= 0) this.flushTicks(f);
-      else if (!f.timer) {
-        f.timer = setTimeout(() => this.flushTicks(f), wait);
-        f.timer.unref();
-      }
-      return;
-    }
-    // An item's end supersedes its pending tick; other items' ticks go out first, in order.
+    f.received++;
     const key = itemKeyOf(e);
-    if (key) f.ticks.delete(key);
-    if (e.type === 'job') f.ticks.clear();
-    this.flushTicks(f);
-    this.broadcast(f, sseFrame(++f.seq, e.type, e), e.type, key);
+    if (e.type === 'progress') f.ticks.set(key ?? 'job', e);
+    else {
+      // An item's end supersedes its pending tick; the job's end supersedes every tick.
+      if (key) f.ticks.delete(key);
+      if (e.type === 'job') f.ticks.clear();
+      f.events.push(e);
+    }
     if (e.type === 'job') {
+      this.flush(f);
       const readers = [...f.readers];
       this.close(jobId, f);
       for (const r of readers) r.end();
+      return;
+    }
+    if (!f.timer) {
+      f.timer = setTimeout(() => this.flush(f), this.batchMs);
+      f.timer.unref();
     }
   }
 
-  private flushTicks(f: Followed): void {
+  private flush(f: Followed): void {
     if (f.timer) clearTimeout(f.timer);
     f.timer = null;
-    f.lastFlush = Date.now();
-    if (f.ticks.size === 0) return;
-    const ticks = [...f.ticks.values()];
+    if (f.ticks.size === 0 && f.events.length === 0) return;
+    // Ticks first: each is older than any item event of its own item (those removed it).
+    const batch = [...f.ticks.values(), ...f.events];
     f.ticks.clear();
-    for (const e of ticks) this.broadcast(f, sseFrame(++f.seq, 'progress', e), 'progress', itemKeyOf(e));
+    f.events = [];
+    const frames: FanoutFrame[] = batch.map((e) => ({ frame: sseFrame(++f.seq, e.type, e), type: e.type, itemKey: itemKeyOf(e) }));
+    this.broadcast(f, frames);
   }
 
-  private broadcast(f: Followed, frame: string, type: JobEvent['type'], key: string | undefined): void {
-    for (const r of [...f.readers]) r.frame(frame, type, key);
+  private broadcast(f: Followed, frames: readonly FanoutFrame[]): void {
+    for (const r of [...f.readers]) r.frames(frames);
   }
 }

@@ -89,6 +89,16 @@ export class BoundedWriter {
     return this.checkCap();
   }
 
+  /**
+   * Several frames at once (a batch of one job's events). Writes made in one turn of the event loop
+   * leave as one system call (the response corks the socket until the next tick), so a batch costs
+   * one write per reader, frames keeping their replace and barrier keys if the socket fills.
+   */
+  sendMany(frames: readonly { frame: string; replaceKey?: string; barrierKey?: string }[]): boolean {
+    for (const f of frames) if (!this.send(f.frame, f)) return false;
+    return true;
+  }
+
   /** A frame that may be skipped when the socket is busy (a heartbeat comment). */
   sendIfIdle(frame: string): void {
     if (this.state === 'open' && !this.blocked && !this.sink.write(frame)) this.blocked = true;

@@ -6,7 +6,7 @@
  *   --seed N            fuzzer seed (default 1)
  *   --count N           mutants (default 400; 40 with --short)
  *   --calls N           load-run calls (default 10,000; 1,000 with --short)
- *   --only a,b          groups: bomb, fuzz, origin, kill, load, order, converge (default all)
+ *   --only a,b          groups: bomb, fuzz, origin, kill, load, stream, order, converge (default all)
  *   --source            run src/ through tsx instead of building dist/
  *   --env KEY=VALUE     extra server environment (repeatable), e.g. --env EXTRACT_CONCURRENCY=2
  *   --health-ms N       /health budget per case (default 250)
@@ -27,9 +27,10 @@ import { originCases } from './origin-cases.ts';
 import { runOrderCases } from './order-cases.ts';
 import { runConvergeCases } from './converge-cases.ts';
 import { renderTable, type Row } from './table.ts';
+import { runStreamCases, STREAM_GROUP_ENV } from './stream-cases.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load', 'order', 'converge'] as const;
+const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load', 'stream', 'order', 'converge'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values } = parseArgs({
@@ -167,6 +168,11 @@ try {
   if (only.has('load')) {
     await withServer('load', base, async (ctx) => {
       for (const r of await runLoad(ctx.server, origin, calls, 100, limits.rssCeilingMb)) report(r);
+    });
+  }
+  if (only.has('stream')) {
+    await withServer('stream', { ...base, env: { ...base.env, ...STREAM_GROUP_ENV } }, async (ctx) => {
+      for (const r of await runStreamCases(ctx.server, origin, ctx.limits)) report(r);
     });
   }
   if (only.has('order')) {
