@@ -15,6 +15,9 @@ import { pathParams, type AnyTool } from '../src/tools/define-tool.ts';
 import { runTool } from '../src/tools/run-tool.ts';
 import { errorResponseSchemas, toolErrorCodes } from '../src/error-responses.ts';
 import { readUploadCall, UPLOAD_FIELD, type ToolCallInput } from '../src/tools/upload-input.ts';
+import { RawUpload, readHashed, UploadTooLarge } from '../src/tools/upload-read.ts';
+import { toolError } from '../src/errors.ts';
+import type { Readable } from 'node:stream';
 import { omitProperty } from '../src/tools/validate-input.ts';
 
 /** Aborted when the client goes away before the response is written. */
@@ -184,7 +187,16 @@ export default async function toolRoutes(app: FastifyInstance): Promise<void> {
     await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1 } });
     // Any other body is the document itself, up to MAX_UPLOAD_BYTES.
     scope.removeContentTypeParser(['text/plain']);
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBytes }, (_req, body, done) => done(null, body));
+    // Read as a stream, hashed chunk by chunk (src/tools/upload-read.ts): no pause of the loop to hash it whole.
+    scope.addContentTypeParser('*', { bodyLimit: maxBytes }, async (_req: FastifyRequest, payload: NodeJS.ReadableStream) => {
+      try {
+        const read = await readHashed(payload as Readable, maxBytes);
+        return new RawUpload(read.bytes, read.sha256);
+      } catch (err) {
+        if (err instanceof UploadTooLarge) throw toolError('PAYLOAD_TOO_LARGE', `The request body is larger than MAX_UPLOAD_BYTES (${maxBytes} bytes)`);
+        throw err;
+      }
+    });
     for (const tool of uploadTools) scope.route(uploadRoute(scope, tool, tool.upload!.urlField, maxBytes));
   });
 }

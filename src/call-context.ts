@@ -7,6 +7,8 @@
 /** A file sent by the caller instead of a URL (multipart field `file` or a raw body). */
 export interface UploadedFile {
   bytes: Buffer;
+  /** Hex SHA-256 of bytes when the reader computed it while the bytes arrived (so nobody hashes them again at once). */
+  sha256?: string;
   filename?: string;
   contentType?: string;
 }

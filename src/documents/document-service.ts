@@ -242,7 +242,7 @@ export class DocumentService {
       bytes: upload.bytes,
       ...(upload.contentType ? { contentType: upload.contentType } : {}),
       ...(upload.filename ? { filename: upload.filename } : {}),
-      sha256: sha256(upload.bytes),
+      sha256: upload.sha256 ?? sha256(upload.bytes),
       source: `upload:${upload.filename ?? 'file'}`,
       fromCache: false,
     };

@@ -11,6 +11,7 @@ import { isToolError, toolError } from '../errors.ts';
 import type { UploadedFile } from '../call-context.ts';
 import { cleanFilename, filenameFromDisposition } from '../documents/filename.ts';
 import { checkInput, formatIssue, omitProperty } from './validate-input.ts';
+import { RawUpload, readHashed, UploadTooLarge } from './upload-read.ts';
 
 export const UPLOAD_FIELD = 'file';
 
@@ -82,7 +83,13 @@ async function readForm(request: FastifyRequest, maxBytes: number): Promise<{ fi
         part.file.resume();
         throw toolError('VALIDATION_ERROR', `body/${part.fieldname} is not a file field: send the document as "${UPLOAD_FIELD}"`);
       }
-      upload = { bytes: await part.toBuffer(), filename: cleanFilename(part.filename), contentType: part.mimetype || undefined };
+      // Hashed as it arrives (src/tools/upload-read.ts); @fastify/multipart still enforces fileSize.
+      const read = await readHashed(part.file, maxBytes).catch((err: unknown) => {
+        if (err instanceof UploadTooLarge || part.file.truncated) throw toolError('PAYLOAD_TOO_LARGE', `body/${UPLOAD_FIELD} is larger than MAX_UPLOAD_BYTES (${maxBytes} bytes)`);
+        throw err;
+      });
+      if (part.file.truncated) throw toolError('PAYLOAD_TOO_LARGE', `body/${UPLOAD_FIELD} is larger than MAX_UPLOAD_BYTES (${maxBytes} bytes)`);
+      upload = { bytes: read.bytes, sha256: read.sha256, filename: cleanFilename(part.filename), contentType: part.mimetype || undefined };
     } else {
       // busboy cuts long values short and says so only in this flag: a cut value is never the one sent.
       if (part.valueTruncated) throw toolError('PAYLOAD_TOO_LARGE', `body/${part.fieldname} is longer than ${FORM_LIMITS.fieldSize} bytes`);
@@ -116,7 +123,8 @@ export async function readUploadCall(
     return { input: validated(withoutUrl, fields, 'body', true), upload };
   }
 
-  const body = request.body;
+  const raw = request.body;
+  const body = raw instanceof RawUpload ? raw.bytes : raw;
   if (Buffer.isBuffer(body)) {
     if (body.byteLength === 0) throw toolError('VALIDATION_ERROR', 'body is empty: send the document bytes or a JSON body');
     const query = (request.query ?? {}) as Record<string, unknown>;
@@ -126,6 +134,7 @@ export async function readUploadCall(
       input: validated(withoutUrl, query, 'querystring', true),
       upload: {
         bytes: body,
+        ...(raw instanceof RawUpload ? { sha256: raw.sha256 } : {}),
         contentType: typeof contentType === 'string' ? contentType : undefined,
         filename: filenameFromDisposition(request.headers['content-disposition']),
       },
