@@ -25,7 +25,10 @@ import type { Redis } from 'ioredis';
 import { isToolError, toolError, type ErrorCode } from '../errors.ts';
 import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
-import { emptyProgress, itemEvent, jobEndEvent, LOST_UPLOAD_REASON, TERMINAL_STAGES, type ItemResult, type ItemRun, type JobOptions } from './job-runner.ts';
+import { emptyProgress, END_RETRY_FIRST_MS, END_RETRY_MAX_MS, itemEvent, jobEndEvent, LOST_UPLOAD_REASON, TERMINAL_STAGES, type ItemResult, type ItemRun, type JobOptions } from './job-runner.ts';
+
+/** Document ends kept for another write at most (a full disk under a flood of documents). */
+const UNSAVED_ENDS_MAX = 1_024;
 import { endIfDone, INGEST_QUEUE_NAME, itemJobOptions, spoolOf, type IngestJobData } from './redis-job-queue.ts';
 import type { ItemProgress, ItemStage, JobItem, JobRecord, KbStoreApi } from './types.ts';
 
@@ -120,6 +123,13 @@ export class IngestWorker {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    if (this.endRetry) clearTimeout(this.endRetry);
+    this.endRetry = null;
+    // One last try for ends not written yet; what still fails is failed by a reconciler later.
+    for (const e of [...this.unsavedEnds.values()]) {
+      this.unsavedEnds.delete(`${e.jobId}:${e.index}`);
+      this.end(e.jobId, e.index, e.r, e.cancelled);
+    }
     this.offBus();
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     for (const r of this.running.values()) r.ctrl.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
@@ -265,6 +275,28 @@ export class IngestWorker {
     this.end(jobId, index, { stage: 'failed', document_id: item.document_id, note: attempt > 1 ? `failed after ${attempt} tries` : item.note, error: e });
   }
 
+  /** Ends not written yet, by `job:index` (bounded: the reconciler fails what falls out). */
+  private readonly unsavedEnds = new Map<string, { jobId: string; index: number; r: Pick<JobItem, 'stage' | 'document_id' | 'note' | 'error'>; cancelled: boolean }>();
+  private endRetry: NodeJS.Timeout | null = null;
+  private endRetryDelay = END_RETRY_FIRST_MS;
+
+  private keepEnd(jobId: string, index: number, r: Pick<JobItem, 'stage' | 'document_id' | 'note' | 'error'>, cancelled: boolean): void {
+    const key = `${jobId}:${index}`;
+    this.unsavedEnds.delete(key);
+    this.unsavedEnds.set(key, { jobId, index, r, cancelled });
+    while (this.unsavedEnds.size > UNSAVED_ENDS_MAX) this.unsavedEnds.delete(this.unsavedEnds.keys().next().value!);
+    if (this.endRetry || this.closing) return;
+    this.endRetry = setTimeout(() => {
+      this.endRetry = null;
+      const pending = [...this.unsavedEnds.values()];
+      this.unsavedEnds.clear();
+      // Each failure puts its end back (keepEnd), which schedules the next try.
+      for (const e of pending) this.end(e.jobId, e.index, e.r, e.cancelled);
+      this.endRetryDelay = this.unsavedEnds.size > 0 ? Math.min(END_RETRY_MAX_MS, this.endRetryDelay * 2) : END_RETRY_FIRST_MS;
+    }, this.endRetryDelay);
+    this.endRetry.unref();
+  }
+
   /** Records the end of one document; the process that ends the last one ends the job. */
   private end(jobId: string, index: number, r: Pick<JobItem, 'stage' | 'document_id' | 'note' | 'error'>, cancelled = false): void {
     let ended = false;
@@ -284,7 +316,10 @@ export class IngestWorker {
         ended = endIfDone(j, flags.cancelRequested);
       });
     } catch (err) {
-      this.deps.log?.warn({ event: 'kb.job.save_failed', job: jobId, err: errorText(err) }, 'could not record the end of a document');
+      // The document's end is kept and written again with backoff (full disk, locked file), so
+      // the job converges as soon as storage allows instead of staying `running`.
+      this.deps.log?.warn({ event: 'kb.job.save_failed', job: jobId, err: errorText(err) }, 'could not record the end of a document; retrying');
+      this.keepEnd(jobId, index, r, cancelled);
       return;
     }
     if (!job || !recorded) return;
