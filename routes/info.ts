@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { PACKAGE_INFO } from '../src/package-info.ts';
+import { mayListTool } from '../src/auth/tool-access.ts';
 import { errorResponseSchemas, GUARD_ERRORS } from '../src/error-responses.ts';
 
 const InfoSchema = Type.Object(
@@ -43,11 +44,12 @@ export default async function infoRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: InfoSchema, ...errorResponseSchemas(GUARD_ERRORS) },
       },
     },
-    async () => ({
+    async (request) => ({
       name: PACKAGE_INFO.name,
       version: PACKAGE_INFO.version,
       description: PACKAGE_INFO.description,
-      tools: app.tools.map((t) => ({
+      // Only the tools the caller's key may call, as MCP tools/list shows them.
+      tools: app.tools.filter((t) => mayListTool(t, request.principal)).map((t) => ({
         name: t.name,
         title: t.title,
         group: t.group,
