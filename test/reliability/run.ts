@@ -25,12 +25,13 @@ import { runLoad } from './load.ts';
 import { Origin } from './origin.ts';
 import { originCases } from './origin-cases.ts';
 import { runOrderCases } from './order-cases.ts';
+import { runPathCases } from './path-cases.ts';
 import { runConvergeCases } from './converge-cases.ts';
 import { renderTable, type Row } from './table.ts';
 import { runStreamCases, STREAM_GROUP_ENV } from './stream-cases.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load', 'stream', 'order', 'converge'] as const;
+const GROUPS = ['bomb', 'fuzz', 'origin', 'kill', 'load', 'stream', 'order', 'converge', 'paths'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values } = parseArgs({
@@ -182,6 +183,10 @@ try {
   if (only.has('converge')) {
     // Each case starts its own servers on a DATA_DIR of its own (kill -9 and restarts, a broken kb.sqlite).
     for (const r of await runConvergeCases(base, origin)) report(r);
+  }
+  if (only.has('paths')) {
+    // Each case starts its own server with ALLOWED_DIRS of its own folder: the swap race reads 10,000 times (2,000 with --short).
+    for (const r of await runPathCases(base, short ? 2000 : 10_000, limits.healthBudgetMs)) report(r);
   }
 } finally {
   await origin.close();
