@@ -58,10 +58,10 @@ t.test('50 MB uploads succeed while /health keeps answering', async (t) => {
     let res: Response;
     if (kind === 'multipart') {
       const form = new FormData();
-      form.append('file', new Blob([bytes], { type: 'text/plain' }), 'big.txt');
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'text/plain' }), 'big.txt');
       res = await fetch(`${base}/v1/documents/process`, { method: 'POST', body: form, signal: AbortSignal.timeout(300_000) });
     } else {
-      res = await fetch(`${base}/v1/documents/process`, { method: 'POST', body: bytes, headers: { 'content-type': 'text/plain' }, signal: AbortSignal.timeout(300_000) });
+      res = await fetch(`${base}/v1/documents/process`, { method: 'POST', body: new Uint8Array(bytes), headers: { 'content-type': 'text/plain' }, signal: AbortSignal.timeout(300_000) });
     }
     const body = (await res.json()) as { metadata?: { content_sha256?: string; file_size?: number } };
     const { probes, bad } = await health.stop();
