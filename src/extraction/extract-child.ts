@@ -5,12 +5,12 @@
  * server kills and replaces it. Nothing is written to stdout (the server may speak MCP on its own).
  */
 import { isToolError } from '../errors.ts';
-import type { ExtractInput, PageProgress } from '../extractors/types.ts';
+import type { ExtractInput, PageProgress, ProcessedDocument } from '../extractors/types.ts';
 import { DEFAULT_EXTRACTORS, type Extractor } from '../documents/extractor-table.ts';
 import { errorText } from '../util/error-text.ts';
 import { completeDocument, defaultDetectLanguage } from './complete-document.ts';
 import { OcrProxyChannel } from './ocr-proxy.ts';
-import type { ExtractJob, FromChild, SerializedError, ToChild } from './protocol.ts';
+import { ROWS_PER_MESSAGE, type ExtractJob, type FromChild, type SerializedError, type ToChild } from './protocol.ts';
 
 if (!process.send) throw new Error('extract-child must be started by the extraction pool (no IPC channel)');
 
@@ -34,6 +34,18 @@ async function extractorFor(job: ExtractJob): Promise<Extractor> {
   return mod.extract;
 }
 
+/** Sends big tables' rows ahead of the result in slices (protocol.ts ROWS_PER_MESSAGE) and empties them in `doc`. */
+function sendRowsInSlices(id: number, doc: ProcessedDocument): void {
+  doc.tables.forEach((t, table) => {
+    if (!t.rows || t.rows.length <= ROWS_PER_MESSAGE) return;
+    for (let at = 0; at < t.rows.length; at += ROWS_PER_MESSAGE) {
+      send({ type: 'rows', id, table, rows: t.rows.slice(at, at + ROWS_PER_MESSAGE), row_numbers: t.row_numbers ? t.row_numbers.slice(at, at + ROWS_PER_MESSAGE) : null });
+    }
+    t.rows = [];
+    if (t.row_numbers) t.row_numbers = [];
+  });
+}
+
 async function run(job: ExtractJob): Promise<void> {
   // The server kills this process to cancel; the signal exists for extractors that pass it on.
   const signal = new AbortController().signal;
@@ -50,6 +62,7 @@ async function run(job: ExtractJob): Promise<void> {
     const extractor = await extractorFor(job);
     const doc = await extractor(input, { ocr: ocr.forJob(job.id, job.ocrSync) });
     const finished = completeDocument(doc, job.finish, await defaultDetectLanguage());
+    sendRowsInSlices(job.id, finished);
     send({ type: 'result', id: job.id, doc: finished });
   } catch (err) {
     send({ type: 'error', id: job.id, error: serialize(err) });

@@ -85,6 +85,8 @@ interface ActiveJob {
   release: () => void;
   ocrCalls: Map<number, AbortController>;
   peakRss: number;
+  /** Rows received ahead of the result, by table index. */
+  rows?: Map<number, { rows: unknown[][]; row_numbers: number[] | null }>;
 }
 
 interface Child {
@@ -344,7 +346,22 @@ export class ExtractionPool {
       this.runOcr(child, job, msg.callId, msg.method, msg.args);
     } else if (msg.type === 'progress') {
       job.req.onProgress?.(msg.progress);
+    } else if (msg.type === 'rows') {
+      job.rows ??= new Map();
+      let acc = job.rows.get(msg.table);
+      if (!acc) job.rows.set(msg.table, (acc = { rows: [], row_numbers: msg.row_numbers ? [] : null }));
+      for (const r of msg.rows) acc.rows.push(r);
+      if (acc.row_numbers && msg.row_numbers) for (const n of msg.row_numbers) acc.row_numbers.push(n);
     } else if (msg.type === 'result') {
+      if (job.rows) {
+        for (const [i, acc] of job.rows) {
+          const t = msg.doc.tables[i];
+          if (!t) continue;
+          t.rows = acc.rows as NonNullable<typeof t.rows>;
+          if (acc.row_numbers) t.row_numbers = acc.row_numbers;
+        }
+        job.rows = undefined;
+      }
       this.settle(child, job, null, msg.doc);
       this.afterJob(child);
     } else if (msg.type === 'error') {

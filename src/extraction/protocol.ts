@@ -69,12 +69,22 @@ export interface SerializedError {
   message: string;
 }
 
+/**
+ * Table rows cross in slices of this many, each its own message, before the result. One message
+ * holding a 50 MB CSV's million rows would be deserialized on the server's main thread in one
+ * piece (about a second with its garbage); slices are read one socket read at a time, so /health
+ * and other calls run between them.
+ */
+export const ROWS_PER_MESSAGE = 2_000;
+
 /** Stands in for an AbortSignal argument: the server substitutes the call's own signal. */
 export const SIGNAL_ARG = { __extractionSignal: true } as const;
 
 export type FromChild =
   | { type: 'ready' }
   | { type: 'result'; id: number; doc: ProcessedDocument }
+  /** A slice of a table's rows, sent before the result (see ROWS_PER_MESSAGE). */
+  | { type: 'rows'; id: number; table: number; rows: NonNullable<ProcessedDocument['tables'][number]['rows']>; row_numbers: number[] | null }
   | { type: 'error'; id: number; error: SerializedError }
   | { type: 'ocr'; id: number; callId: number; method: string; args: unknown[] }
   | { type: 'progress'; id: number; progress: PageProgress }

@@ -55,3 +55,16 @@ t.test('OCR runs through the proxy: the image and a scanned PDF are read in the 
   t.same(b.doc.metadata.ocr_pages, [1]);
   t.ok((pool.stats().ocr_calls as number) > before + 1, `OCR calls crossed IPC (${pool.stats().ocr_calls})`);
 });
+
+t.test('a CSV whose rows cross in several slices (ROWS_PER_MESSAGE) comes back whole and in order', async (t) => {
+  const lines = ['id,name,amount'];
+  for (let i = 0; i < 7_001; i++) lines.push(`${i},item ${i},${(i * 37) % 1000}`);
+  const csv = Buffer.from(lines.join('\n') + '\n');
+  const a = await load(inline, csv, 'slices.csv');
+  const b = await load(pooled, csv, 'slices.csv');
+  t.same(untimed(b.doc), untimed(a.doc));
+  const rows = b.doc.tables[0]!.rows!;
+  t.equal(rows.length, 7_001);
+  t.same(rows[6_999], a.doc.tables[0]!.rows![6_999]);
+  t.same(b.doc.tables[0]!.row_numbers!.slice(-2), a.doc.tables[0]!.row_numbers!.slice(-2));
+});
