@@ -29,7 +29,7 @@ t.test('REST: 400 VALIDATION_ERROR naming the unknown field, for every way input
   const file = { name: 'a.csv', type: 'text/csv', bytes: CSV };
   const cases: [string, InjectOptions, string][] = [
     ['JSON body', { method: 'POST', url: '/v1/language/detect', payload: { text: 'hello there', lang: 'en' } }, 'body/lang is not a known field (known fields: text)'],
-    ['JSON body, several', { method: 'POST', url: '/v1/cache', payload: { action: 'stats', force: true, all: 1 } }, 'body/force is not a known field (known fields: action; also unknown: all)'],
+    ['JSON body, several', { method: 'POST', url: '/v1/cache', payload: { action: 'stats', force: true, all: 1 } }, 'body/force is not a known field (known fields: action, confirm; also unknown: all)'],
     ['querystring', { method: 'GET', url: '/v1/system/health?verbose=1' }, 'querystring/verbose is not a known field (this object takes no fields)'],
     [
       'JSON body on an upload route',
