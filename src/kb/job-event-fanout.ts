@@ -142,7 +142,8 @@ export class JobEventFanout {
       this.flush(f);
       const readers = [...f.readers];
       this.close(jobId, f);
-      for (const r of readers) r.end();
+      // After every frame already queued for them (deliveries run in order).
+      this.enqueue({ frames: null, readers, at: 0 });
       return;
     }
     if (!f.timer) {
@@ -164,6 +165,53 @@ export class JobEventFanout {
   }
 
   private broadcast(f: Followed, frames: readonly FanoutFrame[]): void {
-    for (const r of [...f.readers]) r.frames(frames);
+    this.enqueue({ frames, readers: [...f.readers], at: 0, still: f.readers });
   }
+
+  /**
+   * Deliveries, in order, FANOUT_SLICE readers per event-loop turn: a batch for a thousand readers
+   * is a thousand socket writes, and /health (or any small call) runs between slices instead of
+   * waiting behind all of them. A delivery with no frames ends its readers (the job ended).
+   */
+  private readonly outbox: Delivery[] = [];
+  private delivering = false;
+
+  private enqueue(d: Delivery): void {
+    this.outbox.push(d);
+    if (!this.delivering) {
+      this.delivering = true;
+      this.deliverSlice();
+    }
+  }
+
+  private deliverSlice(): void {
+    let budget = FANOUT_SLICE;
+    while (budget > 0 && this.outbox.length > 0) {
+      const d = this.outbox[0]!;
+      const end = Math.min(d.readers.length, d.at + budget);
+      for (let i = d.at; i < end; i++) {
+        const r = d.readers[i]!;
+        if (d.frames === null) r.end();
+        else if (!d.still || d.still.has(r)) r.frames(d.frames);
+      }
+      budget -= end - d.at;
+      d.at = end;
+      if (d.at >= d.readers.length) this.outbox.shift();
+    }
+    if (this.outbox.length === 0) this.delivering = false;
+    else setImmediate(() => this.deliverSlice());
+  }
+}
+
+/** Readers written to in one event-loop turn. */
+export const FANOUT_SLICE = 100;
+
+interface Delivery {
+  /** null: end the readers. */
+  frames: readonly FanoutFrame[] | null;
+  readers: FanoutReader[];
+  /** Next reader to serve. */
+  at: number;
+  /** The job's live readers: one that left since the batch was made is skipped. */
+  still?: Set<FanoutReader>;
 }
