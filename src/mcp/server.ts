@@ -7,6 +7,7 @@
  * whose request carries a progressToken gets ctx.progress (notifications/progress); over stdio a
  * client that supports roots gets ctx.roots (its folders, for local-file ingestion).
  */
+import Value from 'typebox/value';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -224,7 +225,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     }
     const roots: ToolContext['roots'] = opts.transport === 'stdio' && server.getClientCapabilities()?.roots ? () => rootsOf(server) : undefined;
     try {
-      const output = await runTool(tool, checked.value, {
+      const raw = await runTool(tool, checked.value, {
         progress,
         roots,
         services: opts.services,
@@ -236,6 +237,9 @@ export function createMcpServer(opts: McpServerOptions): Server {
         transport: opts.transport,
         principal,
       });
+      // Shaped by the tool's output schema as REST's serializer shapes it: fields the schema does
+      // not name (a job item's file identity, internal bookkeeping) never reach an MCP client.
+      const output = Value.Clean(tool.output, structuredClone(raw));
       const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(output) }] };
       if (output !== null && typeof output === 'object' && !Array.isArray(output)) result.structuredContent = output as Record<string, unknown>;
       return result;

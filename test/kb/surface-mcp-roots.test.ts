@@ -52,6 +52,7 @@ t.test('stdio: the client roots serve as ALLOWED_DIRS when it is unset', async (
   t.equal(asked, 1, 'the server asked the client for its roots');
   t.equal(job.status, 'succeeded');
   t.same(job.items.map((i) => [i.source_kind, i.stage]), [['path', 'done']]);
+  t.notOk('local' in job.items[0]!, "the file's identity (device, inode) stays inside the server, as over REST");
   const hit = await client.callTool({ name: 'search_collection', arguments: { name: 'local', query: 'lighthouse keeper Fresnel lamp' } });
   t.match((hit.structuredContent as { results: Array<{ text: string }> }).results[0]!.text, /lighthouse/);
 
