@@ -4,6 +4,7 @@
  * input does here (endless allocation, a hung native call, a crash) costs only this process; the
  * server kills and replaces it. Nothing is written to stdout (the server may speak MCP on its own).
  */
+import { readFile } from 'node:fs/promises';
 import { isToolError } from '../errors.ts';
 import type { ExtractInput, PageProgress, ProcessedDocument } from '../extractors/types.ts';
 import { DEFAULT_EXTRACTORS, type Extractor } from '../documents/extractor-table.ts';
@@ -59,6 +60,7 @@ async function run(job: ExtractJob): Promise<void> {
   };
   const input: ExtractInput = { ...job.input, signal, onProgress };
   try {
+    if (job.bytesFile) input.bytes = await readFile(job.bytesFile);
     const extractor = await extractorFor(job);
     const doc = await extractor(input, { ocr: ocr.forJob(job.id, job.ocrSync) });
     const finished = completeDocument(doc, job.finish, await defaultDetectLanguage());

@@ -23,6 +23,8 @@ export interface ExtractJob {
   id: number;
   kind: DocumentKind;
   input: Omit<ExtractInput, 'signal' | 'onProgress'>;
+  /** Big inputs: `input.bytes` is empty and the bytes are in this file (the server removes it after the job). */
+  bytesFile?: string;
   finish: FinishInfo;
   /**
    * Answers of the OcrPool's synchronous methods (stats, languages), computed by the server at

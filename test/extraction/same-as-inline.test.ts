@@ -68,3 +68,16 @@ t.test('a CSV whose rows cross in several slices (ROWS_PER_MESSAGE) comes back w
   t.same(rows[6_999], a.doc.tables[0]!.rows![6_999]);
   t.same(b.doc.tables[0]!.row_numbers!.slice(-2), a.doc.tables[0]!.row_numbers!.slice(-2));
 });
+
+t.test('an input over FILE_HANDOFF_BYTES reaches the child through a file and gives the same document', async (t) => {
+  const { FILE_HANDOFF_BYTES } = await import('../../src/extraction/extraction-pool.ts');
+  const line = 'The harbour cranes unload ships at dawn while gulls circle the quay.\n';
+  const text = Buffer.from(line.repeat(Math.ceil((FILE_HANDOFF_BYTES + 1024) / line.length)));
+  t.ok(text.length > FILE_HANDOFF_BYTES);
+  const a = await load(inline, text, 'big.txt');
+  const b = await load(pooled, text, 'big.txt');
+  t.same(untimed(b.doc), untimed(a.doc));
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  t.same(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith(`rag-extract-${process.pid}-`)), [], 'the hand-off file is removed after the job');
+});
