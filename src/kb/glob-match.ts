@@ -192,17 +192,27 @@ function scanRaw(s: string): number {
   return wildcards;
 }
 
+/**
+ * Where an escape (`\x`) or a character class (`[...]`) starting at `j` ends (its last index),
+ * so brace scanning treats their `{`, `}` and `,` as literal; `j` itself for any other character.
+ */
+function literalEnd(s: string, j: number): number {
+  if (s[j] === '\\') return j + 1;
+  if (s[j] === '[') {
+    const end = classEnd(s, j);
+    if (end > 0) return end - 1;
+  }
+  return j;
+}
+
 /** The index of the `}` closing the brace at `open`, or -1. */
 function braceEnd(s: string, open: number): number {
   let depth = 0;
   for (let j = open; j < s.length; j++) {
-    const ch = s[j]!;
-    if (ch === '\\') j++;
-    else if (ch === '[') {
-      const end = classEnd(s, j);
-      if (end > 0) j = end - 1;
-    } else if (ch === '{') depth++;
-    else if (ch === '}' && --depth === 0) return j;
+    const skip = literalEnd(s, j);
+    if (skip !== j) j = skip;
+    else if (s[j] === '{') depth++;
+    else if (s[j] === '}' && --depth === 0) return j;
   }
   return -1;
 }
@@ -213,12 +223,10 @@ function topLevelParts(s: string): string[] {
   let depth = 0;
   let start = 0;
   for (let j = 0; j < s.length; j++) {
+    const skip = literalEnd(s, j);
     const ch = s[j]!;
-    if (ch === '\\') j++;
-    else if (ch === '[') {
-      const end = classEnd(s, j);
-      if (end > 0) j = end - 1;
-    } else if (ch === '{') depth++;
+    if (skip !== j) j = skip;
+    else if (ch === '{') depth++;
     else if (ch === '}') depth--;
     else if (ch === ',' && depth === 0) {
       parts.push(s.slice(start, j));
