@@ -23,6 +23,7 @@ import { readImageInfo } from './image-info.ts';
 import { abortError as cancelled } from '../util/abort.ts';
 import { errorText as errorMessage } from '../util/error-text.ts';
 import { withTimeout } from '../util/timeout.ts';
+import { writeFileAtomic } from '../util/atomic-file.ts';
 
 export interface OcrResult {
   text: string;
@@ -364,10 +365,7 @@ export class OcrPool {
     const data = await fs.readFile(src.file).catch((err) => {
       throw new Error(`OCR model for ${code} could not be read`, { cause: err });
     });
-    await fs.mkdir(this.#cacheDir, { recursive: true });
-    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    await fs.writeFile(tmp, src.gzip ? gunzipSync(data) : data);
-    await fs.rename(tmp, target);
+    await writeFileAtomic(target, src.gzip ? gunzipSync(data) : data);
   }
 
   async #spawn(): Promise<Worker> {
