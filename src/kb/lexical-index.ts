@@ -28,6 +28,8 @@ export interface LexicalChunk {
   id: number;
   text: string;
   heading_path: string[];
+  /** The chunk's language (ISO 639-1), for an analyzer that applies per-language rules. */
+  language?: string;
 }
 
 export interface LexicalHit {
@@ -161,10 +163,10 @@ export class CollectionLexicalIndex {
   }
 
   /** Top k live chunks by BM25F score (score > 0 only), best first; ties by id ascending. */
-  search(query: string, k: number, filter?: (id: number) => boolean): LexicalHit[] {
+  search(query: string, k: number, filter?: (id: number) => boolean, language?: string): LexicalHit[] {
     if (k <= 0 || this.live === 0) return [];
     const qterms = new Map<number, number>();
-    for (const term of this.analyzer.tokenize(query)) {
+    for (const term of this.analyzer.tokenize(query, language)) {
       const t = this.termIndex.get(term);
       if (t === undefined || this.df[t] === 0) continue;
       qterms.set(t, (qterms.get(t) ?? 0) + 1);
@@ -253,8 +255,8 @@ export class CollectionLexicalIndex {
     }
     // What lexicalDocOf (src/retrieval/search.ts) makes of a chunk: heading path as the title.
     const title = chunk.heading_path.length > 0 ? chunk.heading_path.join(' \n ') : '';
-    const titleTokens = title ? this.analyzer.tokenize(title) : [];
-    const bodyTokens = this.analyzer.tokenize(chunk.text);
+    const titleTokens = title ? this.analyzer.tokenize(title, chunk.language) : [];
+    const bodyTokens = this.analyzer.tokenize(chunk.text, chunk.language);
     const slot = this.slotCount;
     this.ensureSlots(slot + 1);
     this.slotCount++;

@@ -6,6 +6,7 @@
  * particles ("개선과제는"), so Hangul words give their bigrams too, and the whole word.
  */
 import { stemmer } from 'stemmer';
+import { languageRules, type LanguageRules } from './language-rules.ts';
 import { stopWordSet, type StopWordList } from './stop-words.ts';
 
 export interface AnalyzerOptions {
@@ -17,7 +18,21 @@ export interface AnalyzerOptions {
   keepDecimals?: boolean;
   /** Also emit the joined form of hyphenated compounds ("covid-19" -> "covid19") (default false). */
   joinHyphenated?: boolean;
+  /**
+   * Apply the rules of the language passed to `tokenize` (its Snowball stemmer and stop words, and
+   * diacritics kept where they tell words apart) instead of the English ones (default false).
+   */
+  languages?: boolean;
+  /**
+   * Also index the character trigrams of every word of a spaced script (as terms of their own, which
+   * never equal a word term), and index Thai, Lao, Khmer and Myanmar runs by trigrams instead of
+   * bigrams (default 0: off). Inflected forms a stemmer misses still share most of their trigrams.
+   */
+  grams?: 0 | 3;
 }
+
+/** Marks a character n-gram term, so "ion" the gram and "ion" the word are different terms. */
+export const GRAM_MARK = '\u0001';
 
 // A decimal number, a hyphenated compound, or a run of letters/marks/digits of any script.
 const TOKEN_RE_DECIMALS = /\p{N}+(?:[.,]\p{N}+)+|[\p{L}\p{N}\p{M}]+(?:-[\p{L}\p{N}\p{M}]+)*/gu;
@@ -26,6 +41,10 @@ const TOKEN_RE_PLAIN = /[\p{L}\p{N}\p{M}]+(?:-[\p{L}\p{N}\p{M}]+)*/gu;
 const UNSPACED_RUN_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\p{M}]+|[\uac00-\ud7a3]+/gu;
 const HAS_UNSPACED_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\uac00-\ud7a3]/u;
 const HANGUL_RE = /^[\uac00-\ud7a3]/;
+// Unspaced scripts without a word-like unit: trigrams match them better than bigrams.
+const TRIGRAM_RUN_RE = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** Per-language word results cached at most this long (a long Han run's bigrams are not kept). */
+const CACHED_TERMS_MAX = 24;
 const FOLDABLE_RE = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}\p{M}]+$/u;
 const NON_ASCII_RE = /[^\x00-\x7f]/;
 const ASCII_WORD_RE = /^[a-z]+$/;
@@ -48,15 +67,19 @@ function sameChars(s: string, at: number, key: string): boolean {
  * A configured analyzer. Stateful only for its stem cache (bounded), so one instance is shared by an
  * index and its queries; two instances with the same options produce identical tokens.
  */
+type Terms = string | readonly string[] | null;
+
 export class Analyzer {
   readonly options: Required<Omit<AnalyzerOptions, 'stem'>> & { stem: 'porter' | 'none' };
   private readonly stemCache = new Map<string, string>();
-  /** Whole word -> its single term (null for a stop word): most words repeat, so one lookup serves. */
-  private readonly wordCache = new Map<string, string | null>();
+  /** Whole word -> its terms (null for a stop word): most words repeat, so one lookup serves. */
+  private readonly wordCache = new Map<string, Terms>();
+  /** The same per language with rules of its own (the default rules use wordCache). */
+  private readonly languageCaches = new Map<string, Map<string, Terms>>();
   private readonly tokenRe: RegExp;
   private readonly hotHash = new Int32Array(HOT_MASK + 1);
   private readonly hotRaw: Array<string | undefined> = new Array(HOT_MASK + 1);
-  private readonly hotTerm: Array<string | null> = new Array(HOT_MASK + 1).fill(null);
+  private readonly hotTerm: Terms[] = new Array(HOT_MASK + 1).fill(null);
   private readonly stops: ReadonlySet<string> | null;
 
   constructor(opts: AnalyzerOptions = {}) {
@@ -65,6 +88,8 @@ export class Analyzer {
       stopWords: opts.stopWords ?? 'extended',
       keepDecimals: opts.keepDecimals ?? true,
       joinHyphenated: opts.joinHyphenated ?? false,
+      languages: opts.languages ?? false,
+      grams: opts.grams ?? 0,
     };
     this.stops = stopWordSet(this.options.stopWords);
     this.tokenRe = this.options.keepDecimals ? TOKEN_RE_DECIMALS : TOKEN_RE_PLAIN;
@@ -73,41 +98,67 @@ export class Analyzer {
   /** A stable description of the options, stored beside indexes built with this analyzer. */
   get signature(): string {
     const o = this.options;
-    return `v2:stem=${o.stem}:stop=${o.stopWords}:dec=${o.keepDecimals}:hy=${o.joinHyphenated}`;
+    const v2 = `stem=${o.stem}:stop=${o.stopWords}:dec=${o.keepDecimals}:hy=${o.joinHyphenated}`;
+    // Indexes built before languages and grams existed carry the v2 signature and keep it.
+    if (!o.languages && !o.grams) return `v2:${v2}`;
+    return `v3:${v2}:lang=${o.languages ? 'rules' : 'en'}:grams=${o.grams}`;
   }
 
-  /** Index terms of a text, in order (duplicates kept: term frequency matters). */
-  tokenize(text: string): string[] {
+  /**
+   * Index terms of a text, in order (duplicates kept: term frequency matters). `language` (ISO 639-1,
+   * e.g. the document's or the query's detected language) picks that language's rules when the
+   * analyzer applies languages; absent or unknown, the English rules apply.
+   */
+  tokenize(text: string, language?: string): string[] {
     const out: string[] = [];
     if (!text) return out;
+    const rules = this.rulesFor(language);
     // ASCII is its own NFKC form and has no marks, so a plain scan finds the very tokens the
     // Unicode regex would; the regex path (normalize + \p{} classes) was most of indexing's CPU.
     const ascii = !NON_ASCII_RE.test(text);
     const normalized = ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
-    if (ascii) this.scanAscii(normalized, out);
-    else for (const raw of normalized.match(this.tokenRe) ?? []) this.emitRaw(raw, out);
+    if (ascii && !rules) this.scanAscii(normalized, out);
+    else for (const raw of normalized.match(this.tokenRe) ?? []) this.emitRaw(raw, out, rules);
     return out;
   }
 
-  private emitRaw(raw: string, out: string[]): void {
-    const known = this.wordCache.get(raw);
+  /** The rules of `language` when they differ from the English defaults; null otherwise. */
+  private rulesFor(language: string | undefined): LanguageRules | null {
+    if (!this.options.languages || !language || language === 'en') return null;
+    const rules = languageRules(language);
+    return rules.stem || !rules.foldDiacritics ? rules : null;
+  }
+
+  private emitRaw(raw: string, out: string[], rules: LanguageRules | null): void {
+    const cache = rules ? this.cacheOf(rules.language) : this.wordCache;
+    const known = cache.get(raw);
     if (known !== undefined) {
-      if (known !== null) out.push(known);
+      pushTerms(known, out);
       return;
     }
     if (raw.includes('-')) {
       const parts = raw.split('-');
-      for (const p of parts) this.emitWord(p, out);
-      if (this.options.joinHyphenated) this.emitWord(parts.join(''), out);
+      for (const p of parts) this.emitWord(p, out, rules);
+      if (this.options.joinHyphenated) this.emitWord(parts.join(''), out, rules);
     } else {
       const before = out.length;
-      this.emitWord(raw, out);
+      this.emitWord(raw, out, rules);
       const added = out.length - before;
-      if (added <= 1) {
-        if (this.wordCache.size >= STEM_CACHE_MAX) this.wordCache.clear();
-        this.wordCache.set(raw, added === 1 ? out[before] : null);
+      if (added <= CACHED_TERMS_MAX) {
+        // The cache only saves time; dropping it when full keeps memory bounded.
+        if (cache.size >= STEM_CACHE_MAX) cache.clear();
+        cache.set(raw, added === 0 ? null : added === 1 ? out[before] : out.slice(before));
       }
     }
+  }
+
+  private cacheOf(language: string): Map<string, Terms> {
+    let cache = this.languageCaches.get(language);
+    if (!cache) {
+      cache = new Map();
+      this.languageCaches.set(language, cache);
+    }
+    return cache;
   }
 
   /**
@@ -153,7 +204,7 @@ export class Analyzer {
       }
       i = end;
       if (hyphen) {
-        this.emitRaw(s.slice(start, end), out);
+        this.emitRaw(s.slice(start, end), out, null);
         continue;
       }
       let h = 0x811c9dc5;
@@ -161,12 +212,11 @@ export class Analyzer {
       const slot = (h ^ (h >>> 15)) & HOT_MASK;
       const key = hotRaw[slot];
       if (key !== undefined && hotHash[slot] === h && key.length === end - start && sameChars(s, start, key)) {
-        const term = hotTerm[slot];
-        if (term !== null) out.push(term);
+        pushTerms(hotTerm[slot], out);
         continue;
       }
       const raw = s.slice(start, end);
-      this.emitRaw(raw, out);
+      this.emitRaw(raw, out, null);
       const term = this.wordCache.get(raw);
       if (term !== undefined) {
         hotHash[slot] = h;
@@ -176,40 +226,65 @@ export class Analyzer {
     }
   }
 
-  private emitWord(word: string, out: string[]): void {
+  private emitWord(word: string, out: string[], rules: LanguageRules | null): void {
     if (!word) return;
-    if (NON_ASCII_RE.test(word)) {
-      if (HAS_UNSPACED_RE.test(word)) {
-        this.emitMixed(word, out);
-        return;
-      }
-      if (FOLDABLE_RE.test(word)) {
-        const folded = word.normalize('NFD').replace(MARKS_RE, '').normalize('NFC');
-        if (folded) word = folded;
-      }
+    if (NON_ASCII_RE.test(word) && HAS_UNSPACED_RE.test(word)) {
+      this.emitMixed(word, out, rules);
+      return;
     }
-    this.emitTerm(word, out);
+    this.emitSpaced(word, out, rules);
   }
 
-  /** Words mixing an unspaced script with others: bigrams for the unspaced runs, words elsewhere. */
-  private emitMixed(word: string, out: string[]): void {
+  /** A word of a spaced script: its term (stemmed, folded by the rules) and, when on, its trigrams. */
+  private emitSpaced(word: string, out: string[], rules: LanguageRules | null): void {
+    const fold = (rules?.foldDiacritics ?? true) && NON_ASCII_RE.test(word) && FOLDABLE_RE.test(word);
+    const folded = fold ? word.normalize('NFD').replace(MARKS_RE, '').normalize('NFC') || word : word;
+    if (rules) {
+      if (rules.stopWords?.has(word) || rules.stopWords?.has(folded)) return;
+      const stemmed = rules.stem ? rules.stem(word) : word;
+      out.push(fold ? stemmed.normalize('NFD').replace(MARKS_RE, '').normalize('NFC') || stemmed : stemmed);
+    } else {
+      if (this.stops?.has(folded)) return;
+      this.emitTerm(folded, out);
+    }
+    if (this.options.grams) emitGrams(folded, this.options.grams, GRAM_MARK, out);
+  }
+
+  /**
+   * Words mixing an unspaced script with others: bigrams for Han, kana and Hangul runs (trigrams for
+   * Thai-like runs when grams are on), words elsewhere.
+   */
+  private emitMixed(word: string, out: string[], rules: LanguageRules | null): void {
     let last = 0;
     for (const m of word.matchAll(UNSPACED_RUN_RE)) {
       const run = m[0];
       const at = m.index ?? 0;
-      if (at > last) this.emitTerm(word.slice(last, at), out);
+      if (at > last) this.emitMixedPart(word.slice(last, at), out, rules);
       last = at + run.length;
       const chars = Array.from(run);
+      if (this.options.grams && TRIGRAM_RUN_RE.test(run)) {
+        emitGrams(run, 3, '', out);
+        continue;
+      }
       if (chars.length === 1) out.push(chars[0]);
       // A whole Hangul word still matches itself exactly (and outranks a mere bigram overlap).
       else if (chars.length > 2 && HANGUL_RE.test(run)) out.push(run);
       for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
     }
-    if (last < word.length) this.emitTerm(word.slice(last), out);
+    if (last < word.length) this.emitMixedPart(word.slice(last), out, rules);
+  }
+
+  /** The spaced-script part of a mixed word; the v2 analyzer took it as it was (no folding). */
+  private emitMixedPart(part: string, out: string[], rules: LanguageRules | null): void {
+    if (rules || this.options.grams) {
+      this.emitSpaced(part, out, rules);
+      return;
+    }
+    if (this.stops?.has(part)) return;
+    this.emitTerm(part, out);
   }
 
   private emitTerm(term: string, out: string[]): void {
-    if (this.stops?.has(term)) return;
     if (this.options.stem !== 'none' && term.length > 2 && ASCII_WORD_RE.test(term)) term = this.stem(term);
     out.push(term);
   }
@@ -223,5 +298,25 @@ export class Analyzer {
       this.stemCache.set(word, s);
     }
     return s;
+  }
+}
+
+function pushTerms(terms: Terms, out: string[]): void {
+  if (terms === null) return;
+  if (typeof terms === 'string') out.push(terms);
+  else for (const t of terms) out.push(t);
+}
+
+/** The character n-grams of `word` (the word itself when not longer than n), each prefixed by `mark`. */
+function emitGrams(word: string, n: number, mark: string, out: string[]): void {
+  const chars = Array.from(word);
+  if (chars.length <= n) {
+    out.push(mark + word);
+    return;
+  }
+  for (let i = 0; i + n <= chars.length; i++) {
+    let g = mark;
+    for (let k = i; k < i + n; k++) g += chars[k];
+    out.push(g);
   }
 }
