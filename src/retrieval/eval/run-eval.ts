@@ -5,7 +5,7 @@
  * Corpus embeddings for dense modes are cached on disk, keyed by corpus hash and embedder id.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Chunk, Embedder } from '../types.ts';
 import { Analyzer, type AnalyzerOptions } from '../tokenizer.ts';
@@ -16,6 +16,7 @@ import { buildLexicalIndex, searchChunks, type DenseSearch, type RerankFn, type 
 import { readCorpus, readQrels, readQueries, type BeirDoc } from './beir.ts';
 import { meanMetrics, queryMetrics, type QueryMetrics } from './metrics.ts';
 import { toolError } from '../../errors.ts';
+import { writeFileAtomic } from '../../util/atomic-file.ts';
 
 export interface EvalOptions {
   corpus: string;
@@ -160,11 +161,8 @@ async function corpusEmbeddings(docs: BeirDoc[], embedder: Embedder, dir: string
       out.push(v);
     }
   }
-  await mkdir(dir, { recursive: true });
   const flat = new Float32Array(out.length * dim);
   out.forEach((v, i) => flat.set(v, i * dim));
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, Buffer.from(flat.buffer));
-  await rename(tmp, file);
+  await writeFileAtomic(file, new Uint8Array(flat.buffer));
   return out;
 }

@@ -1,13 +1,13 @@
 /**
  * Downloads a model's files from the Hugging Face hub into MODELS_DIR in the standard layout.
  * Used by `npm run models:fetch` and by MODEL_DOWNLOADS=auto. Each file is streamed into a temp
- * file, fsynced and renamed into place, so an interrupted download never leaves a half file that
- * looks complete; files already present are kept.
+ * file, fsynced and renamed into place (src/util/atomic-file.ts), so an interrupted download never
+ * leaves a half file that looks complete; files already present are kept.
  */
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { commitTempFile, fsyncFile, tempPathFor } from '../../util/atomic-file.ts';
 import { REQUIRED_FILES, WEIGHT_FILES, modelDir, type ModelSpec, type WeightDtype } from '../embedders/model-paths.ts';
 
 export const HUB_URL = 'https://huggingface.co';
@@ -59,7 +59,7 @@ export async function downloadFile(item: DownloadItem, opts: DownloadOptions = {
     throw new Error(`GET ${item.url} answered HTTP ${res.status}`);
   }
   await fs.mkdir(path.dirname(item.dest), { recursive: true });
-  const tmp = `${item.dest}.part-${randomBytes(4).toString('hex')}`;
+  const tmp = tempPathFor(item.dest, 'part');
   const out = createWriteStream(tmp);
   let bytes = 0;
   try {
@@ -71,13 +71,8 @@ export async function downloadFile(item: DownloadItem, opts: DownloadOptions = {
     }
     if (bytes === 0) throw new Error(`${item.url} is empty`);
     await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
-    const fh = await fs.open(tmp, 'r+');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fs.rename(tmp, item.dest);
+    await fsyncFile(tmp);
+    await commitTempFile(tmp, item.dest);
     return bytes;
   } catch (err) {
     out.destroy();
