@@ -10,9 +10,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { extractImage } from '../src/extractors/image.ts';
-import { OcrPool } from '../src/extractors/ocr-pool.ts';
-import { extractPdf } from '../src/extractors/pdf.ts';
+import { extractImage } from '../src/extractors/image/image.ts';
+import { OcrPool } from '../src/extractors/ocr/ocr-pool.ts';
+import { extractPdf } from '../src/extractors/pdf/pdf.ts';
 import { wordRecall } from '../test/extractors/word-recall.ts';
 
 const corpus = path.resolve(import.meta.dirname, '../../shared/corpus');

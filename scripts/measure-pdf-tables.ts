@@ -12,8 +12,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OcrPool } from '../src/extractors/ocr-pool.ts';
-import { extractPdf } from '../src/extractors/pdf.ts';
+import { OcrPool } from '../src/extractors/ocr/ocr-pool.ts';
+import { extractPdf } from '../src/extractors/pdf/pdf.ts';
 import { cellPlacement, pipeTables } from '../test/extractors/table-placement.ts';
 
 const corpus = path.resolve(import.meta.dirname, '..', process.env.CORPUS_DIR || '../shared/corpus');

@@ -90,7 +90,7 @@ export const ConfigSchema = Type.Object({
   INGEST_STALLED_SECONDS: Int(30, 2, 3_600),
   /** Seconds one document of an ingestion job may take (download, extraction, embedding) before it fails. */
   INGEST_DOCUMENT_TIMEOUT: Type.Number({ default: 3_600, exclusiveMinimum: 0, maximum: 7 * 86_400 }),
-  /** Pages of one PDF whose text is read (default as in src/extractors/pdf-page-limit.ts); later ones are noted in the content. */
+  /** Pages of one PDF whose text is read (default as in src/extractors/pdf/pdf-page-limit.ts); later ones are noted in the content. */
   PDF_MAX_PAGES: Int(5_000, 1, 1_000_000),
   /** Extraction child processes at most; 0: from the CPU count (2 to 8). */
   EXTRACT_CONCURRENCY: Int(0, 0, 256),

@@ -7,7 +7,7 @@
  */
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import type { AnyTool } from './tools/define-tool.ts';
-import type { DocumentKind } from './extractors/types.ts';
+import type { DocumentKind } from './extractors/shared/types.ts';
 import { ErrorBodySchema } from './tools/schemas.ts';
 
 export interface ErrorDoc {

@@ -8,7 +8,7 @@ import type { Config } from './config.ts';
 import { CacheRegistry } from './cache/cache-registry.ts';
 import { DocumentService } from './documents/document-service.ts';
 import { ExtractionPool, type ExtractionPoolOptions } from './extraction/extraction-pool.ts';
-import { OcrPool } from './extractors/ocr-pool.ts';
+import { OcrPool } from './extractors/ocr/ocr-pool.ts';
 import { RetrievalService } from './retrieval/retrieval-service.ts';
 import { ModelManager } from './retrieval/models/model-manager.ts';
 import { IndexStore } from './retrieval/store/index-store.ts';

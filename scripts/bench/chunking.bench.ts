@@ -23,8 +23,8 @@ async function texts(): Promise<TextCase[]> {
   const inputs = await ensureInputs();
   const out: TextCase[] = [];
   // The extracted content of the generated 100-page PDF (what retrieve_chunks chunks).
-  const { extractPdf } = await import('../../src/extractors/pdf.ts');
-  const { OcrPool } = await import('../../src/extractors/ocr-pool.ts');
+  const { extractPdf } = await import('../../src/extractors/pdf/pdf.ts');
+  const { OcrPool } = await import('../../src/extractors/ocr/ocr-pool.ts');
   const ocr = new OcrPool({ size: 1, cacheDir: path.join(path.dirname(inputs.pdf100), 'ocr-cache') });
   const doc = await extractPdf({ bytes: fs.readFileSync(inputs.pdf100), filename: 'report.pdf', signal: new AbortController().signal }, { ocr });
   await ocr.close();

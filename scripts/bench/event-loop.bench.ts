@@ -19,7 +19,7 @@ import { chunkDocument, chunkDocumentSliced } from '../../src/retrieval/chunking
 import { buildLexicalIndex, buildLexicalIndexSliced } from '../../src/retrieval/search.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import { IndexStore } from '../../src/retrieval/store/index-store.ts';
-import type { ProcessedDocument } from '../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 
 const args = process.argv.slice(2);
 const sizesArg = args.includes('--sizes') ? args[args.indexOf('--sizes') + 1] : '20,50,95';

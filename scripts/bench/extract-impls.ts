@@ -5,8 +5,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import type { ProcessedDocument } from '../../src/extractors/types.ts';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 
 export type Format = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'csv';
 
@@ -60,23 +60,23 @@ export async function oursFor(format: Format): Promise<ExtractFn> {
     };
   switch (format) {
     case 'pdf': {
-      const { extractPdf } = await import('../../src/extractors/pdf.ts');
+      const { extractPdf } = await import('../../src/extractors/pdf/pdf.ts');
       return wrap((input) => extractPdf(input, { ocr: ocrPool() }));
     }
     case 'docx': {
-      const { extractDocx } = await import('../../src/extractors/docx.ts');
+      const { extractDocx } = await import('../../src/extractors/docx/docx.ts');
       return wrap(extractDocx);
     }
     case 'pptx': {
-      const { extractPptx } = await import('../../src/extractors/pptx.ts');
+      const { extractPptx } = await import('../../src/extractors/pptx/pptx.ts');
       return wrap(extractPptx);
     }
     case 'xlsx': {
-      const { extractSpreadsheet } = await import('../../src/extractors/spreadsheet.ts');
+      const { extractSpreadsheet } = await import('../../src/extractors/spreadsheet/spreadsheet.ts');
       return wrap(extractSpreadsheet);
     }
     case 'csv': {
-      const { extractCsv } = await import('../../src/extractors/csv.ts');
+      const { extractCsv } = await import('../../src/extractors/csv/csv.ts');
       return wrap(extractCsv);
     }
   }

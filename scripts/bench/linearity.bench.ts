@@ -10,11 +10,11 @@
  * CPU time of this process is measured (process.cpuUsage), which is steadier than wall time on a
  * shared machine; the largest input's size is printed beside each row.
  */
-import { extractCsv } from '../../src/extractors/csv.ts';
-import { extractHtml } from '../../src/extractors/html.ts';
-import { extractText } from '../../src/extractors/text.ts';
-import { extractUrls } from '../../src/extractors/urls.ts';
-import type { ExtractInput, ProcessedDocument } from '../../src/extractors/types.ts';
+import { extractCsv } from '../../src/extractors/csv/csv.ts';
+import { extractHtml } from '../../src/extractors/html/html.ts';
+import { extractText } from '../../src/extractors/text/text.ts';
+import { extractUrls } from '../../src/extractors/shared/urls.ts';
+import type { ExtractInput, ProcessedDocument } from '../../src/extractors/shared/types.ts';
 
 interface Shape {
   name: string;

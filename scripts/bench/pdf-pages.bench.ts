@@ -12,9 +12,9 @@ import os from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { makeManyPagePdf } from '../fixtures/make-many-page-pdf.ts';
-import { extractPdf } from '../../src/extractors/pdf.ts';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
-import { DEFAULT_PDF_MAX_PAGES } from '../../src/extractors/pdf-page-limit.ts';
+import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
+import { DEFAULT_PDF_MAX_PAGES } from '../../src/extractors/pdf/pdf-page-limit.ts';
 
 const pages = Number(process.env.PDF_BENCH_PAGES ?? 100_000);
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'pdf-pages-bench-'));

@@ -10,9 +10,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { layoutPage, type PositionedTextItem } from '../../src/extractors/pdf-layout.ts';
-import { loadPdf } from '../../src/extractors/pdf-render.ts';
-import { pageRules } from '../../src/extractors/pdf-rules.ts';
+import { layoutPage, type PositionedTextItem } from '../../src/extractors/pdf/pdf-layout.ts';
+import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
+import { pageRules } from '../../src/extractors/pdf/pdf-rules.ts';
 
 const corpus = path.resolve(import.meta.dirname, '../..', process.env.CORPUS_DIR || '../shared/corpus');
 const DEFAULT = ['REPAIR-2022-INV-001_multipage.pdf', '2305.03393v1-pg9.pdf', 'redp5110_sampled.pdf', 'pdf2image-memory-error-test-400p.pdf'];

@@ -46,8 +46,8 @@ async function serve(): Promise<void> {
 }
 
 async function extractInProcess(file: string): Promise<void> {
-  const { OcrPool } = await import('../../src/extractors/ocr-pool.ts');
-  const { extractPdf } = await import('../../src/extractors/pdf.ts');
+  const { OcrPool } = await import('../../src/extractors/ocr/ocr-pool.ts');
+  const { extractPdf } = await import('../../src/extractors/pdf/pdf.ts');
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'bench-scan-ocr-'));
   const ocr = new OcrPool({ size: 2, cacheDir });
   // Nothing is warmed: like the server's, the growth includes starting the OCR workers.

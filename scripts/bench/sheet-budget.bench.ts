@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { extractSpreadsheet } from '../../src/extractors/spreadsheet.ts';
-import { countWorkbookCells, listSheets, packageOf } from '../../src/extractors/xlsx-sheets.ts';
-import { assertSafeZip, DEFAULT_ZIP_LIMITS } from '../../src/extractors/zip.ts';
+import { extractSpreadsheet } from '../../src/extractors/spreadsheet/spreadsheet.ts';
+import { countWorkbookCells, listSheets, packageOf } from '../../src/extractors/spreadsheet/xlsx-sheets.ts';
+import { assertSafeZip, DEFAULT_ZIP_LIMITS } from '../../src/extractors/shared/zip.ts';
 
 const rows = Number(process.argv[2] ?? 100_000);
 const file = path.join(os.tmpdir(), `sheet-budget-${rows}.xlsx`);

@@ -4,7 +4,7 @@
  * indexes by bytes too (an index reports its size as approxBytes).
  */
 import { TtlCache, type CacheLayerStats } from './ttl-cache.ts';
-import type { ProcessedDocument } from '../extractors/types.ts';
+import type { ProcessedDocument } from '../extractors/shared/types.ts';
 
 export interface DownloadedFile {
   bytes: Buffer;

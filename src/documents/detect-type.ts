@@ -4,10 +4,10 @@
  * UNSUPPORTED_FORMAT rather than decoded into mojibake; text of no particular kind is plain text.
  */
 import { toolError } from '../errors.ts';
-import type { DocumentKind } from '../extractors/types.ts';
-import { sniffImageFormat } from '../extractors/image-info.ts';
-import { bomOf, hasOle2Signature, hasZipSignature, type BomEncoding } from '../extractors/signatures.ts';
-import { ooxmlKind } from '../extractors/zip.ts';
+import type { DocumentKind } from '../extractors/shared/types.ts';
+import { sniffImageFormat } from '../extractors/shared/image-info.ts';
+import { bomOf, hasOle2Signature, hasZipSignature, type BomEncoding } from '../extractors/shared/signatures.ts';
+import { ooxmlKind } from '../extractors/shared/zip.ts';
 import { extensionOf } from './filename.ts';
 import { FORMAT_BY_EXTENSION, FORMAT_BY_MEDIA_TYPE, FORMATS, type DetectedFormat } from './formats.ts';
 

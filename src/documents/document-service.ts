@@ -8,8 +8,8 @@ import type { CallContext, DocumentSource, UploadedFile } from '../call-context.
 import type { Config } from '../config.ts';
 import type { CacheRegistry, DownloadedFile } from '../cache/cache-registry.ts';
 import { isToolError, toolError } from '../errors.ts';
-import type { OcrPool } from '../extractors/ocr-pool.ts';
-import type { DocumentKind, ExtractInput, OcrRequest, PageProgress, ProcessedDocument } from '../extractors/types.ts';
+import type { OcrPool } from '../extractors/ocr/ocr-pool.ts';
+import type { DocumentKind, ExtractInput, OcrRequest, PageProgress, ProcessedDocument } from '../extractors/shared/types.ts';
 import { applyLanguage, completeDocument, defaultDetectLanguage, type DetectLanguage } from '../extraction/complete-document.ts';
 import type { ExtractionPool } from '../extraction/extraction-pool.ts';
 import type { FinishInfo } from '../extraction/protocol.ts';
@@ -23,7 +23,7 @@ import { DEFAULT_EXTRACTORS, type ExtractorTable } from './extractor-table.ts';
 import type { ResolveAll } from './guarded-lookup.ts';
 import { SingleFlight } from '../util/single-flight.ts';
 import { parseDocumentUrl } from './url-policy.ts';
-import { extractLimitsFromConfig } from '../extractors/limits.ts';
+import { extractLimitsFromConfig } from '../extractors/shared/limits.ts';
 
 export interface FetchedDocument extends DownloadedFile {
   /** The normalised URL, or 'upload:' + file name. */

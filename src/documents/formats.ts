@@ -4,7 +4,7 @@
  * advertised formats (get_system_health, rag://supported-formats: tools/formats.ts) all derive
  * from FORMATS and KINDS, so a name the detector accepts is a name the server advertises.
  */
-import type { DocumentKind } from '../extractors/types.ts';
+import type { DocumentKind } from '../extractors/shared/types.ts';
 
 export interface FormatSpec {
   /** The extractor that reads it. */

@@ -3,8 +3,8 @@
  * Shared by the inline path and the extraction child, so both give the same document. URL
  * extraction and language detection scale with the content, which is why the child runs them.
  */
-import type { ProcessedDocument } from '../extractors/types.ts';
-import { extractUrls, MAX_URLS, type UrlStats } from '../extractors/urls.ts';
+import type { ProcessedDocument } from '../extractors/shared/types.ts';
+import { extractUrls, MAX_URLS, type UrlStats } from '../extractors/shared/urls.ts';
 import type { FinishInfo } from './protocol.ts';
 
 /** Characters of content the language detector looks at (enough for a stable answer). */

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isToolError } from '../errors.ts';
-import type { ExtractInput, PageProgress, ProcessedDocument } from '../extractors/types.ts';
+import type { ExtractInput, PageProgress, ProcessedDocument } from '../extractors/shared/types.ts';
 import { DEFAULT_EXTRACTORS, type Extractor } from '../documents/extractor-table.ts';
 import { errorText } from '../util/error-text.ts';
 import { completeDocument, defaultDetectLanguage } from './complete-document.ts';

@@ -5,7 +5,7 @@
  * the server computed for this job, because their callers cannot wait for IPC.
  */
 import { toolError } from '../errors.ts';
-import type { OcrPool } from '../extractors/ocr-pool.ts';
+import type { OcrPool } from '../extractors/ocr/ocr-pool.ts';
 import { abortError } from '../util/abort.ts';
 import { SIGNAL_ARG, syncKey, type FromChild, type OcrReply, type SyncCall } from './protocol.ts';
 

@@ -4,7 +4,7 @@
  * holds the OCR engine: OCR calls travel back to the server as `ocr` requests.
  */
 import type { ErrorCode } from '../errors.ts';
-import type { DocumentKind, ExtractInput, PageProgress, ProcessedDocument } from '../extractors/types.ts';
+import type { DocumentKind, ExtractInput, PageProgress, ProcessedDocument } from '../extractors/shared/types.ts';
 
 /** What finish() needs besides the extractor's output (all plain data). */
 export interface FinishInfo {

@@ -19,7 +19,7 @@
  * once (chunkDocument) or a 100 MB one in time slices that keep the event loop answering and stop
  * when the call is aborted (chunkDocumentSliced). Nothing here is quadratic in the input.
  */
-import type { PageSpan, ProcessedDocument } from '../extractors/types.ts';
+import type { PageSpan, ProcessedDocument } from '../extractors/shared/types.ts';
 import type { Chunk } from './types.ts';
 import { contentType, importanceScore } from './chunk-importance.ts';
 import { planSpreadsheet, renderSpreadsheet, type SpreadsheetPlan } from './table-chunks.ts';

@@ -18,7 +18,7 @@ import type { Static } from 'typebox';
 import type { CacheRegistry, RetrieverEntry } from '../cache/cache-registry.ts';
 import type { CallContext, DocumentSource } from '../call-context.ts';
 import { isToolError, toolError, toPublicError } from '../errors.ts';
-import type { OcrRequest, ProcessedDocument } from '../extractors/types.ts';
+import type { OcrRequest, ProcessedDocument } from '../extractors/shared/types.ts';
 import { errorText } from '../util/error-text.ts';
 import { describeFsError, diskCondition, redactPaths } from '../util/fs-errors.ts';
 import { SingleFlight } from '../util/single-flight.ts';

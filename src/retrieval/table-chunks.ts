@@ -26,9 +26,9 @@
  * The text of the content around the tables (title rows, footnotes, "_Empty sheet._") becomes a
  * text piece per sheet, which the chunker splits like any other text.
  */
-import type { ExtractedTable, ProcessedDocument } from '../extractors/types.ts';
-import { cellText, type Cell } from '../extractors/table-pipeline.ts';
-import { escapeCell } from '../extractors/markdown-table.ts';
+import type { ExtractedTable, ProcessedDocument } from '../extractors/shared/types.ts';
+import { cellText, type Cell } from '../extractors/shared/table-pipeline.ts';
+import { escapeCell } from '../extractors/shared/markdown-table.ts';
 
 /** Document kinds whose chunks come from tables[] when the extractor filled rows and headers. */
 export const SPREADSHEET_KINDS: ReadonlySet<string> = new Set(['xlsx', 'xls', 'csv']);

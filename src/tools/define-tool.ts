@@ -5,7 +5,7 @@
 import type { Static, TObject, TSchema } from 'typebox';
 import type { Logger } from 'pino';
 import type { Services } from '../services.ts';
-import type { DocumentKind } from '../extractors/types.ts';
+import type { DocumentKind } from '../extractors/shared/types.ts';
 import type { CallContext, UploadedFile } from '../call-context.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { Action } from '../auth/actions.ts';

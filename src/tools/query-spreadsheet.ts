@@ -4,7 +4,7 @@ import { defineTool } from './define-tool.ts';
 import { SAMPLE_URLS, SAMPLE_XLSX_UUID } from './examples.ts';
 import { DocumentUrl } from './schemas/documents.ts';
 import { sourceFrom } from './tool-output.ts';
-import { DEFAULT_QUERY_LIMIT, MAX_QUERY_LIMIT, querySpreadsheet } from '../extractors/spreadsheet-query.ts';
+import { DEFAULT_QUERY_LIMIT, MAX_QUERY_LIMIT, querySpreadsheet } from '../extractors/spreadsheet/spreadsheet-query.ts';
 
 const Input = Type.Object(
   {

@@ -5,7 +5,7 @@
  */
 import type { Static, TObject } from 'typebox';
 import type { ToolContext } from './define-tool.ts';
-import type { DocumentKind, ProcessedDocument } from '../extractors/types.ts';
+import type { DocumentKind, ProcessedDocument } from '../extractors/shared/types.ts';
 import type { TextResultFields } from './schemas/documents.ts';
 import { contentBudget, pageText, sourceFrom } from './tool-output.ts';
 import { ocrRequestOf } from './schemas/documents.ts';

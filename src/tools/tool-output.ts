@@ -6,7 +6,7 @@
  */
 import type { Static } from 'typebox';
 import { toolError } from '../errors.ts';
-import type { ExtractedTable, ExtractedUrl } from '../extractors/types.ts';
+import type { ExtractedTable, ExtractedUrl } from '../extractors/shared/types.ts';
 import type { DocumentSource } from '../call-context.ts';
 import type { ToolContext } from './define-tool.ts';
 import { MAX_CONTENT_CHARS, MAX_LISTED_TABLES, MAX_TABLE_CHARS, MAX_TABLE_ROW_CHARS, type TableItem } from './schemas/documents.ts';

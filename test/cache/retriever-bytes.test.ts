@@ -6,7 +6,7 @@ import t from 'tap';
 import { createHash } from 'node:crypto';
 import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import type { DocumentSource } from '../../src/call-context.ts';
-import type { ProcessedDocument } from '../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import { RetrievalService, type DocumentAccess } from '../../src/retrieval/retrieval-service.ts';
 
 t.test('entries are counted by their approxBytes and evicted past max bytes', async (t) => {

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { buildTestApp } from '../helper.ts';
-import { MAX_URLS } from '../../src/extractors/urls.ts';
+import { MAX_URLS } from '../../src/extractors/shared/urls.ts';
 
 const LINKS = MAX_URLS + 100;
 const FILES: Record<string, { type: string; body: string }> = {

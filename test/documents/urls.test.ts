@@ -1,6 +1,6 @@
 import t from 'tap';
-import { classifyUrl, extractUrls, findUrls, locationAt, trimUrl, urlKey } from '../../src/extractors/urls.ts';
-import type { PageSpan } from '../../src/extractors/types.ts';
+import { classifyUrl, extractUrls, findUrls, locationAt, trimUrl, urlKey } from '../../src/extractors/shared/urls.ts';
+import type { PageSpan } from '../../src/extractors/shared/types.ts';
 
 t.test('finds http(s) and www. URLs with context, trimmed of sentence punctuation', async (t) => {
   const text =

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { testConfig } from '../helper.ts';
 import { createServices } from '../../src/services.ts';
-import type { PageProgress } from '../../src/extractors/types.ts';
+import type { PageProgress } from '../../src/extractors/shared/types.ts';
 import { makeMinimalPdf } from '../fixtures-gen/minimal-pdf.ts';
 import { makeScanPdf } from '../../scripts/fixtures/make-scan-fixtures.ts';
 

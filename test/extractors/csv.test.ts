@@ -1,6 +1,6 @@
 import t from 'tap';
 import iconv from 'iconv-lite';
-import { extractCsv, parseDelimited, sniffDelimiter } from '../../src/extractors/csv.ts';
+import { extractCsv, parseDelimited, sniffDelimiter } from '../../src/extractors/csv/csv.ts';
 
 const signal = new AbortController().signal;
 const csv = (text: string | Buffer, filename = 'data.csv') =>

@@ -1,10 +1,10 @@
 /** document.xml annotation (number markers, equations as text) and the in-memory zip rebuild. */
 import zlib from 'node:zlib';
 import t from 'tap';
-import { MARK_CLOSE, MARK_OPEN, annotateDocumentXml, bulletLabelledLevels } from '../../src/extractors/docx-annotate.ts';
-import { readNumberingDefinitions } from '../../src/extractors/docx-numbering.ts';
-import { rewriteZip } from '../../src/extractors/zip-rewrite.ts';
-import { inspectZip, readZipEntries } from '../../src/extractors/zip.ts';
+import { MARK_CLOSE, MARK_OPEN, annotateDocumentXml, bulletLabelledLevels } from '../../src/extractors/docx/docx-annotate.ts';
+import { readNumberingDefinitions } from '../../src/extractors/docx/docx-numbering.ts';
+import { rewriteZip } from '../../src/extractors/docx/zip-rewrite.ts';
+import { inspectZip, readZipEntries } from '../../src/extractors/shared/zip.ts';
 import { buildZip } from '../../scripts/fixtures/make-office-fixtures.ts';
 
 const NS =

@@ -1,7 +1,7 @@
 /** OMML -> LaTeX-style text, one construct at a time. */
 import t from 'tap';
-import { ommlToLatex } from '../../src/extractors/docx-math.ts';
-import { parseXml } from '../../src/extractors/xml.ts';
+import { ommlToLatex } from '../../src/extractors/docx/docx-math.ts';
+import { parseXml } from '../../src/extractors/shared/xml.ts';
 
 const r = (s: string) => `<m:r><m:t xml:space="preserve">${s}</m:t></m:r>`;
 const latex = (inner: string, para = false) => {

@@ -1,8 +1,8 @@
 /** Number labels applied to mammoth's HTML: text labels, ordered-list starts and splits. */
 import t from 'tap';
-import { MARK_CLOSE, MARK_OPEN } from '../../src/extractors/docx-annotate.ts';
-import { applyNumberLabels } from '../../src/extractors/docx-number-labels.ts';
-import type { NumberLabel } from '../../src/extractors/docx-numbering.ts';
+import { MARK_CLOSE, MARK_OPEN } from '../../src/extractors/docx/docx-annotate.ts';
+import { applyNumberLabels } from '../../src/extractors/docx/docx-number-labels.ts';
+import type { NumberLabel } from '../../src/extractors/docx/docx-numbering.ts';
 
 const mk = (i: number) => `${MARK_OPEN}${i}${MARK_CLOSE}`;
 const plain = (value: number): NumberLabel => ({ text: `${value}.`, bullet: false, simple: true, value, level: 0 });

@@ -18,7 +18,7 @@ import {
   Paragraph,
   TextRun,
 } from 'docx';
-import { extractDocx } from '../../src/extractors/docx.ts';
+import { extractDocx } from '../../src/extractors/docx/docx.ts';
 
 const signal = new AbortController().signal;
 

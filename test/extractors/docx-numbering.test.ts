@@ -1,6 +1,6 @@
 /** Word numbering: label formats and the counting rules, on hand-written numbering/styles parts. */
 import t from 'tap';
-import { createNumberer, formatNumber, readNumberingDefinitions, type ParagraphNumbering } from '../../src/extractors/docx-numbering.ts';
+import { createNumberer, formatNumber, readNumberingDefinitions, type ParagraphNumbering } from '../../src/extractors/docx/docx-numbering.ts';
 
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
 

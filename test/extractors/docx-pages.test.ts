@@ -6,10 +6,10 @@
 import t from 'tap';
 import JSZip from 'jszip';
 import { Document, HeadingLevel, Packer, PageBreak, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
-import { extractDocx } from '../../src/extractors/docx.ts';
-import { takePageMarks, PAGE_MARK } from '../../src/extractors/docx-pages.ts';
+import { extractDocx } from '../../src/extractors/docx/docx.ts';
+import { takePageMarks, PAGE_MARK } from '../../src/extractors/docx/docx-pages.ts';
 import { chunkDocument } from '../../src/retrieval/chunking.ts';
-import type { ProcessedDocument } from '../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 
 const signal = new AbortController().signal;
 const filler = (word: string) => Array.from({ length: 40 }, (_, i) => `${word} sentence ${i} keeps this page long enough to chunk.`).join(' ');

@@ -4,7 +4,7 @@
  * real corpus files are in test/corpus/extractors/docx.test.ts.
  */
 import t from 'tap';
-import { extractDocx } from '../../src/extractors/docx.ts';
+import { extractDocx } from '../../src/extractors/docx/docx.ts';
 import {
   DOCX_FACTS as F,
   DOCX_STRUCTURES as S,

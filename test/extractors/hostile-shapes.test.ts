@@ -4,16 +4,16 @@
  */
 import t from 'tap';
 import { parseHTML } from 'linkedom';
-import { extractHtml } from '../../src/extractors/html.ts';
-import { boundHtml } from '../../src/extractors/html-bounds.ts';
-import { stripScriptsAndStyles } from '../../src/extractors/html-scan.ts';
-import { WALK_MAX_DEPTH, walkToMarkdown } from '../../src/extractors/html-markdown.ts';
-import { extractCsv } from '../../src/extractors/csv.ts';
-import { extractText } from '../../src/extractors/text.ts';
-import { extractUrls, findUrls, trimUrl, type UrlStats } from '../../src/extractors/urls.ts';
-import { toPipeTable } from '../../src/extractors/markdown-table.ts';
-import { CSV_MAX_FIELD_CHARS, HTML_MAX_DEPTH, HTML_MAX_LINKS, HTML_MAX_OPEN_FORMATTING } from '../../src/extractors/limits.ts';
-import type { ExtractInput } from '../../src/extractors/types.ts';
+import { extractHtml } from '../../src/extractors/html/html.ts';
+import { boundHtml } from '../../src/extractors/html/html-bounds.ts';
+import { stripScriptsAndStyles } from '../../src/extractors/html/html-scan.ts';
+import { WALK_MAX_DEPTH, walkToMarkdown } from '../../src/extractors/shared/html-markdown.ts';
+import { extractCsv } from '../../src/extractors/csv/csv.ts';
+import { extractText } from '../../src/extractors/text/text.ts';
+import { extractUrls, findUrls, trimUrl, type UrlStats } from '../../src/extractors/shared/urls.ts';
+import { toPipeTable } from '../../src/extractors/shared/markdown-table.ts';
+import { CSV_MAX_FIELD_CHARS, HTML_MAX_DEPTH, HTML_MAX_LINKS, HTML_MAX_OPEN_FORMATTING } from '../../src/extractors/shared/limits.ts';
+import type { ExtractInput } from '../../src/extractors/shared/types.ts';
 import { buildTestApp } from '../helper.ts';
 
 const signal = new AbortController().signal;

@@ -1,8 +1,8 @@
 /** The DOM -> Markdown walk and the pipe-table renderer shared by the HTML and DOCX extractors. */
 import t from 'tap';
 import { JSDOM } from 'jsdom';
-import { sectionsByHeadings, walkToMarkdown } from '../../src/extractors/html-markdown.ts';
-import { escapeCell, toPipeTable } from '../../src/extractors/markdown-table.ts';
+import { sectionsByHeadings, walkToMarkdown } from '../../src/extractors/shared/html-markdown.ts';
+import { escapeCell, toPipeTable } from '../../src/extractors/shared/markdown-table.ts';
 
 const walk = (html: string, opts = {}) => {
   const dom = new JSDOM(`<body>${html}</body>`);

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import iconv from 'iconv-lite';
-import { decodeHtml, extractHtml } from '../../src/extractors/html.ts';
+import { decodeHtml, extractHtml } from '../../src/extractors/html/html.ts';
 
 const signal = new AbortController().signal;
 const html = (s: string, contentType?: string) => extractHtml({ bytes: Buffer.from(s), contentType, signal });

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { extractImage } from '../../src/extractors/image.ts';
-import { readImageInfo } from '../../src/extractors/image-info.ts';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
+import { extractImage } from '../../src/extractors/image/image.ts';
+import { readImageInfo } from '../../src/extractors/shared/image-info.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { makePhotoImage, makeTextImage, makeTextImageAs, type FixtureImageFormat } from '../../scripts/fixtures/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'image-test-'));

@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { extractImage } from '../../src/extractors/image.ts';
-import { parseLanguages, scriptCovered, uncoveredScriptAdvice } from '../../src/extractors/ocr-languages.ts';
-import { defaultLangPath, OcrPool } from '../../src/extractors/ocr-pool.ts';
-import { extractPdf } from '../../src/extractors/pdf.ts';
+import { extractImage } from '../../src/extractors/image/image.ts';
+import { parseLanguages, scriptCovered, uncoveredScriptAdvice } from '../../src/extractors/ocr/ocr-languages.ts';
+import { defaultLangPath, OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
+import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import { makeScannedPdf, makeTextImage } from '../../scripts/fixtures/make-pdf-fixtures.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-languages-test-'));

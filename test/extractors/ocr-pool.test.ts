@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { isToolError } from '../../src/errors.ts';
-import { OcrPool, toOcrResult } from '../../src/extractors/ocr-pool.ts';
+import { OcrPool, toOcrResult } from '../../src/extractors/ocr/ocr-pool.ts';
 import { makeTextImage } from '../../scripts/fixtures/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-pool-test-'));

@@ -4,8 +4,8 @@
  * sideways text read in its own direction, RTL lines, hyphenation across lines.
  */
 import t from 'tap';
-import { HYPHEN_BREAK, resolveHyphenBreaks } from '../../src/extractors/pdf-hyphens.ts';
-import { layoutPage, layoutPageText, type PositionedTextItem } from '../../src/extractors/pdf-layout.ts';
+import { HYPHEN_BREAK, resolveHyphenBreaks } from '../../src/extractors/pdf/pdf-hyphens.ts';
+import { layoutPage, layoutPageText, type PositionedTextItem } from '../../src/extractors/pdf/pdf-layout.ts';
 
 /** An upright item at (x, baseline y) in device space (y grows downwards). */
 function item(str: string, x: number, y: number, size = 10, extra: Partial<PositionedTextItem> = {}): PositionedTextItem {

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
-import { extractPdf } from '../../src/extractors/pdf.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
+import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import { makeScannedPdf, SCANNED_LINES, scannedPageLines } from '../../scripts/fixtures/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-ocr-test-'));

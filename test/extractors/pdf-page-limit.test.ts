@@ -7,8 +7,8 @@
 import t from 'tap';
 import { buildLocalApp, post, startStaticServer } from '../integration/helpers.ts';
 import { makeManyPagePdf, manyPageText } from '../../scripts/fixtures/make-many-page-pdf.ts';
-import { extractPdf } from '../../src/extractors/pdf.ts';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
+import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { tempDir } from '../helper.ts';
 
 const PAGES = 12_000;

@@ -1,5 +1,5 @@
 /**
- * Flat page trees are split before pdf.js reads them (src/extractors/pdf-page-tree.ts): pages
+ * Flat page trees are split before pdf.js reads them (src/extractors/pdf/pdf-page-tree.ts): pages
  * still read in order through the real extractor, with the MediaBox, Rotate and Resources they
  * inherit from the node that held them, in files with classic xref tables and in files whose
  * page tree sits in object streams behind an xref stream (hand-built and pdf-lib's). Balanced
@@ -8,10 +8,10 @@
 import t, { type Test } from 'tap';
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { extractPdf } from '../../src/extractors/pdf.ts';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
-import { loadPdf } from '../../src/extractors/pdf-render.ts';
-import { FANOUT, rebalancePageTree } from '../../src/extractors/pdf-page-tree.ts';
+import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
+import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
+import { FANOUT, rebalancePageTree } from '../../src/extractors/pdf/pdf-page-tree.ts';
 import { writePdf } from '../reliability/bombs.ts';
 import { tempDir } from '../helper.ts';
 

@@ -7,11 +7,11 @@ import t from 'tap';
 import { PDFDocument, StandardFonts, degrees } from 'pdf-lib';
 import { createCanvas } from '@napi-rs/canvas';
 import { makeScanPdf, scanPageJpeg } from '../../scripts/fixtures/make-scan-fixtures.ts';
-import { loadPdf } from '../../src/extractors/pdf-render.ts';
-import { pageImageCanvas } from '../../src/extractors/pdf-page-image.ts';
-import { RawPdf } from '../../src/extractors/pdf-raw-objects.ts';
-import { jpegFrame, pageScanJpeg, scanJpegCanvas, scanJpegImage } from '../../src/extractors/pdf-scan-jpeg.ts';
-import { RenderMemoryBudget } from '../../src/extractors/ocr-render-budget.ts';
+import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
+import { pageImageCanvas } from '../../src/extractors/pdf/pdf-page-image.ts';
+import { RawPdf } from '../../src/extractors/pdf/pdf-raw-objects.ts';
+import { jpegFrame, pageScanJpeg, scanJpegCanvas, scanJpegImage } from '../../src/extractors/pdf/pdf-scan-jpeg.ts';
+import { RenderMemoryBudget } from '../../src/extractors/pdf/ocr-render-budget.ts';
 
 const signal = () => AbortSignal.timeout(60_000);
 

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
-import { extractPdf, pdfDate } from '../../src/extractors/pdf.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
+import { extractPdf, pdfDate } from '../../src/extractors/pdf/pdf.ts';
 import {
   EMBEDDED_FONT_LINES,
   LONG_PDF,

@@ -4,7 +4,7 @@
  * placeholder. The real corpus decks are in test/corpus/extractors/pptx.test.ts.
  */
 import t from 'tap';
-import { extractPptx } from '../../src/extractors/pptx.ts';
+import { extractPptx } from '../../src/extractors/pptx/pptx.ts';
 import { buildZip, PPTX_FACTS as F, PPTX_SHAPES as SH, makeSamplePptx, makeShapesPptx } from '../../scripts/fixtures/make-office-fixtures.ts';
 
 const signal = new AbortController().signal;

@@ -10,9 +10,9 @@ import { buildTestApp } from '../helper.ts';
 import { multipart } from '../integration/helpers.ts';
 import { wordRecall } from './word-recall.ts';
 import { makeScanPdf, scanPageJpeg } from '../../scripts/fixtures/make-scan-fixtures.ts';
-import { loadPdf } from '../../src/extractors/pdf-render.ts';
-import { MAX_RENDER_PIXELS, MAX_RENDER_SIDE } from '../../src/extractors/pdf-render.ts';
-import { ocrCanvasSize, pageImageCanvas, singlePageImage } from '../../src/extractors/pdf-page-image.ts';
+import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
+import { MAX_RENDER_PIXELS, MAX_RENDER_SIDE } from '../../src/extractors/pdf/pdf-render.ts';
+import { ocrCanvasSize, pageImageCanvas, singlePageImage } from '../../src/extractors/pdf/pdf-page-image.ts';
 
 t.test('the OCR canvas of any page size stays within the pixel budget', async (t) => {
   const letter = ocrCanvasSize(612, 792);

@@ -5,8 +5,8 @@
  */
 import t from 'tap';
 import ExcelJS from 'exceljs';
-import { extractSpreadsheet } from '../../src/extractors/spreadsheet.ts';
-import { countCells } from '../../src/extractors/xlsx-sheets.ts';
+import { extractSpreadsheet } from '../../src/extractors/spreadsheet/spreadsheet.ts';
+import { countCells } from '../../src/extractors/spreadsheet/xlsx-sheets.ts';
 import { chunkDocument } from '../../src/retrieval/chunking.ts';
 import { buildChartXlsx, CHART_FACTS } from '../fixtures-gen/chart-xlsx.ts';
 

@@ -12,7 +12,7 @@ import {
   SALES_ROWS,
   SEGMENT_REPORT,
 } from '../../scripts/fixtures/make-sheet-fixtures.ts';
-import { extractSpreadsheet, isoDate, type SheetTable } from '../../src/extractors/spreadsheet.ts';
+import { extractSpreadsheet, isoDate, type SheetTable } from '../../src/extractors/spreadsheet/spreadsheet.ts';
 
 const signal = new AbortController().signal;
 const extract = (bytes: Buffer) => extractSpreadsheet({ bytes, filename: 'x.xlsx', signal });

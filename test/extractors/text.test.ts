@@ -3,7 +3,7 @@
  * scripts, a multi-megabyte file. The corpus's text files are in test/corpus/extractors/text.test.ts.
  */
 import t from 'tap';
-import { extractText, textFormat } from '../../src/extractors/text.ts';
+import { extractText, textFormat } from '../../src/extractors/text/text.ts';
 
 const signal = new AbortController().signal;
 const text = (bytes: Buffer | string, filename?: string, contentType?: string) =>

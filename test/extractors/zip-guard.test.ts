@@ -4,9 +4,9 @@
  */
 import zlib from 'node:zlib';
 import t from 'tap';
-import { assertSafeZip, inspectZip, ooxmlKind, readZipEntries, readZipEntry } from '../../src/extractors/zip.ts';
-import { extractDocx } from '../../src/extractors/docx.ts';
-import { extractPptx } from '../../src/extractors/pptx.ts';
+import { assertSafeZip, inspectZip, ooxmlKind, readZipEntries, readZipEntry } from '../../src/extractors/shared/zip.ts';
+import { extractDocx } from '../../src/extractors/docx/docx.ts';
+import { extractPptx } from '../../src/extractors/pptx/pptx.ts';
 import {
   buildZip,
   makeHonestBomb,

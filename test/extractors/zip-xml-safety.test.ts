@@ -1,8 +1,8 @@
 /** Safe XML for OOXML parts: no DOCTYPE, no entity expansion, predefined entities decoded. */
 import t from 'tap';
-import { attr, child, decodeXmlEntities, descendants, parseXml, textOf } from '../../src/extractors/xml.ts';
-import { extractPptx } from '../../src/extractors/pptx.ts';
-import { readZipEntries } from '../../src/extractors/zip.ts';
+import { attr, child, decodeXmlEntities, descendants, parseXml, textOf } from '../../src/extractors/shared/xml.ts';
+import { extractPptx } from '../../src/extractors/pptx/pptx.ts';
+import { readZipEntries } from '../../src/extractors/shared/zip.ts';
 import { buildZip, makeSamplePptx } from '../../scripts/fixtures/make-office-fixtures.ts';
 
 const signal = new AbortController().signal;

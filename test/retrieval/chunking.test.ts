@@ -1,6 +1,6 @@
 import t from 'tap';
 import { chunkDocument, chunkText, chunkingProfile, indexTextOf, MAX_CHUNK_CHARS } from '../../src/retrieval/chunking.ts';
-import type { PageSpan, ProcessedDocument } from '../../src/extractors/types.ts';
+import type { PageSpan, ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import { HANDBOOK_SECTIONS, handbookMarkdown, longBook } from '../fixtures-gen/texts.ts';
 
 function doc(kind: ProcessedDocument['kind'], content: string, pages: PageSpan[] = []): ProcessedDocument {

@@ -11,7 +11,7 @@ import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import type { CallContext, DocumentSource } from '../../src/call-context.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DocumentService } from '../../src/documents/document-service.ts';
-import { OcrPool } from '../../src/extractors/ocr-pool.ts';
+import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { RetrievalService } from '../../src/retrieval/retrieval-service.ts';
 import { startLocalServer } from '../documents/fixtures/local-server.ts';
 

@@ -10,7 +10,7 @@ import type { ModelManager } from '../../src/retrieval/models/model-manager.ts';
 import { RetrievalService, type DocumentAccess, type ModelLayer, type IndexPersistence } from '../../src/retrieval/retrieval-service.ts';
 import { chunkDocument } from '../../src/retrieval/chunking.ts';
 import type { Embedder, RerankOutcome } from '../../src/retrieval/types.ts';
-import type { ProcessedDocument } from '../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import type { DocumentSource } from '../../src/call-context.ts';
 import { isToolError } from '../../src/errors.ts';
 import { declarationText, HANDBOOK_SECTIONS, handbookMarkdown } from '../fixtures-gen/texts.ts';

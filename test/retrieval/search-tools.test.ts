@@ -7,7 +7,7 @@ import { RetrievalService, type DocumentAccess } from '../../src/retrieval/retri
 import { chunkDocumentTool } from '../../src/tools/chunk-document.ts';
 import { retrieveChunksTool } from '../../src/tools/retrieve-chunks.ts';
 import type { ToolContext } from '../../src/tools/define-tool.ts';
-import type { ProcessedDocument } from '../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import type { DocumentSource } from '../../src/call-context.ts';
 import { HANDBOOK_SECTIONS, handbookMarkdown } from '../fixtures-gen/texts.ts';
 

@@ -6,7 +6,7 @@ import t from 'tap';
 import { chunkDocument, chunkDocumentSliced, chunkText } from '../../src/retrieval/chunking.ts';
 import { buildLexicalIndex, buildLexicalIndexSliced } from '../../src/retrieval/search.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
-import type { ProcessedDocument } from '../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import { isToolError } from '../../src/errors.ts';
 
 const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega photon neutron quark lepton boson'.split(' ');

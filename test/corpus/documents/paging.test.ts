@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { buildTestApp } from '../../helper.ts';
-import { extractDocx } from '../../../src/extractors/docx.ts';
+import { extractDocx } from '../../../src/extractors/docx/docx.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { readCorpus } from '../data-dirs.ts';
 

@@ -13,7 +13,7 @@ import Value from 'typebox/value';
 import { CacheRegistry } from '../../../src/cache/cache-registry.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { DocumentService } from '../../../src/documents/document-service.ts';
-import { OcrPool } from '../../../src/extractors/ocr-pool.ts';
+import { OcrPool } from '../../../src/extractors/ocr/ocr-pool.ts';
 import type { UploadedFile } from '../../../src/call-context.ts';
 import type { AnyTool, ToolContext } from '../../../src/tools/define-tool.ts';
 import { extractCsvTablesTool } from '../../../src/tools/extract-csv-tables.ts';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
-import { extractCsv } from '../../../src/extractors/csv.ts';
+import { extractCsv } from '../../../src/extractors/csv/csv.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 
 const signal = new AbortController().signal;

@@ -4,7 +4,7 @@
  * from what they record get null, never a number.
  */
 import t from 'tap';
-import { extractDocx } from '../../../src/extractors/docx.ts';
+import { extractDocx } from '../../../src/extractors/docx/docx.ts';
 import { chunkDocument } from '../../../src/retrieval/chunking.ts';
 import { readCorpus } from '../data-dirs.ts';
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
-import { extractDocx } from '../../../src/extractors/docx.ts';
+import { extractDocx } from '../../../src/extractors/docx/docx.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 

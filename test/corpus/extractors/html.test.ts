@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
-import { extractHtml } from '../../../src/extractors/html.ts';
+import { extractHtml } from '../../../src/extractors/html/html.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 

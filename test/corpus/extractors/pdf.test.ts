@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { OcrPool } from '../../../src/extractors/ocr-pool.ts';
-import { extractPdf } from '../../../src/extractors/pdf.ts';
+import { OcrPool } from '../../../src/extractors/ocr/ocr-pool.ts';
+import { extractPdf } from '../../../src/extractors/pdf/pdf.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 

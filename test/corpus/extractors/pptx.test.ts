@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
-import { extractPptx } from '../../../src/extractors/pptx.ts';
+import { extractPptx } from '../../../src/extractors/pptx/pptx.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 

@@ -1,8 +1,8 @@
 /** querySpreadsheet over real corpus files (test/extractors/query-spreadsheet.test.ts covers generated ones). */
 import t from 'tap';
-import { extractCsv } from '../../../src/extractors/csv.ts';
-import { extractSpreadsheet } from '../../../src/extractors/spreadsheet.ts';
-import { querySpreadsheet } from '../../../src/extractors/spreadsheet-query.ts';
+import { extractCsv } from '../../../src/extractors/csv/csv.ts';
+import { extractSpreadsheet } from '../../../src/extractors/spreadsheet/spreadsheet.ts';
+import { querySpreadsheet } from '../../../src/extractors/spreadsheet/spreadsheet-query.ts';
 import { readCorpus } from '../data-dirs.ts';
 
 const signal = new AbortController().signal;

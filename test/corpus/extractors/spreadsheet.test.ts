@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { extractSpreadsheet } from '../../../src/extractors/spreadsheet.ts';
-import { cellText } from '../../../src/extractors/table-pipeline.ts';
-import type { ExtractedTable } from '../../../src/extractors/types.ts';
+import { extractSpreadsheet } from '../../../src/extractors/spreadsheet/spreadsheet.ts';
+import { cellText } from '../../../src/extractors/shared/table-pipeline.ts';
+import type { ExtractedTable } from '../../../src/extractors/shared/types.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 
 const signal = new AbortController().signal;

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
-import { extractText } from '../../../src/extractors/text.ts';
+import { extractText } from '../../../src/extractors/text/text.ts';
 import { wordRecall } from '../../extractors/word-recall.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
 

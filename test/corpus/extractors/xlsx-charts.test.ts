@@ -3,7 +3,7 @@
  * their chart parts with title, kind, series names, categories and cached values.
  */
 import t from 'tap';
-import { extractSpreadsheet } from '../../../src/extractors/spreadsheet.ts';
+import { extractSpreadsheet } from '../../../src/extractors/spreadsheet/spreadsheet.ts';
 import { readCorpus } from '../data-dirs.ts';
 
 t.test('xlsx_01.xlsx: the scatter and line charts of Sheet2', async (t) => {

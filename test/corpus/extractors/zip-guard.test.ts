@@ -1,7 +1,7 @@
 /** The zip guard and OOXML detection on the real corpus packages (test/extractors/zip-guard.test.ts covers generated ones). */
 import fs from 'node:fs';
 import t from 'tap';
-import { assertSafeZip, ooxmlKind } from '../../../src/extractors/zip.ts';
+import { assertSafeZip, ooxmlKind } from '../../../src/extractors/shared/zip.ts';
 import { corpusPath, readCorpus } from '../data-dirs.ts';
 
 /** Not zips at all: password-protected OOXML is an OLE2 container. */

@@ -1,7 +1,7 @@
 /** Chunking real long documents from the corpus (generated equivalents: test/retrieval/chunking.test.ts). */
 import t from 'tap';
 import { chunkDocument, chunkText, chunkingProfile } from '../../../src/retrieval/chunking.ts';
-import type { ProcessedDocument } from '../../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../../src/extractors/shared/types.ts';
 import { readCorpusText } from '../data-dirs.ts';
 
 function doc(kind: ProcessedDocument['kind'], content: string): ProcessedDocument {

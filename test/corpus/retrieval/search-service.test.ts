@@ -7,7 +7,7 @@ import pino from 'pino';
 import t from 'tap';
 import { CacheRegistry } from '../../../src/cache/cache-registry.ts';
 import type { DocumentSource } from '../../../src/call-context.ts';
-import type { ProcessedDocument } from '../../../src/extractors/types.ts';
+import type { ProcessedDocument } from '../../../src/extractors/shared/types.ts';
 import { chunkDocument } from '../../../src/retrieval/chunking.ts';
 import { RetrievalService, type DocumentAccess } from '../../../src/retrieval/retrieval-service.ts';
 import { readCorpusText } from '../data-dirs.ts';

@@ -6,11 +6,11 @@
 import t, { type Test } from 'tap';
 import path from 'node:path';
 import { readdirSync } from 'node:fs';
-import { extractSpreadsheet } from '../../../src/extractors/spreadsheet.ts';
-import { extractCsv } from '../../../src/extractors/csv.ts';
-import { cellText } from '../../../src/extractors/table-pipeline.ts';
-import { escapeCell } from '../../../src/extractors/markdown-table.ts';
-import type { ExtractedTable } from '../../../src/extractors/types.ts';
+import { extractSpreadsheet } from '../../../src/extractors/spreadsheet/spreadsheet.ts';
+import { extractCsv } from '../../../src/extractors/csv/csv.ts';
+import { cellText } from '../../../src/extractors/shared/table-pipeline.ts';
+import { escapeCell } from '../../../src/extractors/shared/markdown-table.ts';
+import type { ExtractedTable } from '../../../src/extractors/shared/types.ts';
 import { chunkDocument, indexTextOf, MAX_CHUNK_CHARS } from '../../../src/retrieval/chunking.ts';
 import { MAX_CELL_CHARS } from '../../../src/retrieval/table-chunks.ts';
 import type { Chunk } from '../../../src/retrieval/types.ts';

@@ -4,9 +4,9 @@
  * `#`, list items their `-`, table cells are separated by ` | `; links are collected (first N,
  * with the full count). Character references: numeric ones and the common named ones.
  */
-import type { ExtractedUrl } from './types.ts';
+import type { ExtractedUrl } from '../shared/types.ts';
 import { scanHtml } from './html-scan.ts';
-import { resolveHref } from './html-markdown.ts';
+import { resolveHref } from '../shared/html-markdown.ts';
 
 const SKIP = new Set([
   'script', 'style', 'noscript', 'template', 'head', 'title', 'iframe', 'object', 'embed', 'svg', 'math', 'canvas',

@@ -10,10 +10,10 @@
  * a handful of edits, and paragraph properties and equations are easy to delimit. Each equation is
  * parsed with the safe XML parser on its own.
  */
-import { isToolError } from '../errors.ts';
+import { isToolError } from '../../errors.ts';
 import { ommlToLatex } from './docx-math.ts';
 import { createNumberer, isPlainCounter, type NumberLabel, type NumberingDefinitions } from './docx-numbering.ts';
-import { parseXml } from './xml.ts';
+import { parseXml } from '../shared/xml.ts';
 import { markPageBreaks, type PageBreakCounts } from './docx-pages.ts';
 
 export const MARK_OPEN = '\uFDD0';

@@ -2,9 +2,9 @@
  * query_spreadsheet's search: a case-insensitive substring match over every cell of every table that
  * carries full rows (XLSX, XLS, CSV), returning rows as objects keyed by the detected headers.
  */
-import { toolError } from '../errors.ts';
-import { cellText } from './table-pipeline.ts';
-import type { ExtractedTable, ProcessedDocument } from './types.ts';
+import { toolError } from '../../errors.ts';
+import { cellText } from '../shared/table-pipeline.ts';
+import type { ExtractedTable, ProcessedDocument } from '../shared/types.ts';
 
 export const DEFAULT_QUERY_LIMIT = 100;
 export const MAX_QUERY_LIMIT = 10_000;

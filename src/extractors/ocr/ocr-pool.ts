@@ -16,14 +16,14 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import type { Worker } from 'tesseract.js';
-import { isToolError, toolError, type ToolError } from '../errors.ts';
+import { isToolError, toolError, type ToolError } from '../../errors.ts';
 import { checkTessdataDir, installedLanguages, OSD, parseLanguages, resolveLanguages, findLanguage, type LanguageSource } from './ocr-languages.ts';
-import type { OcrWord } from './types.ts';
-import { readImageInfo } from './image-info.ts';
-import { abortError as cancelled } from '../util/abort.ts';
-import { errorText as errorMessage } from '../util/error-text.ts';
-import { withTimeout } from '../util/timeout.ts';
-import { writeFileAtomic } from '../util/atomic-file.ts';
+import type { OcrWord } from '../shared/types.ts';
+import { readImageInfo } from '../shared/image-info.ts';
+import { abortError as cancelled } from '../../util/abort.ts';
+import { errorText as errorMessage } from '../../util/error-text.ts';
+import { withTimeout } from '../../util/timeout.ts';
+import { writeFileAtomic } from '../../util/atomic-file.ts';
 
 export interface OcrResult {
   text: string;

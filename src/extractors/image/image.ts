@@ -6,14 +6,14 @@
  * TIFF goes to tesseract as is.
  */
 import { loadImage } from '@napi-rs/canvas';
-import { isToolError, toolError } from '../errors.ts';
-import { uncoveredScriptAdvice } from './ocr-languages.ts';
-import { readImageInfo, type ImageInfo } from './image-info.ts';
-import type { OcrPool, OcrResult } from './ocr-pool.ts';
-import { looksBlank } from './ocr-blank.ts';
-import { drawablePng, isNoiseReading, isWeakReading, recognizeUpright, withoutNoise, type UprightOcrResult } from './ocr-upright.ts';
-import type { ExtractInput, ProcessedDocument } from './types.ts';
-import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
+import { isToolError, toolError } from '../../errors.ts';
+import { uncoveredScriptAdvice } from '../ocr/ocr-languages.ts';
+import { readImageInfo, type ImageInfo } from '../shared/image-info.ts';
+import type { OcrPool, OcrResult } from '../ocr/ocr-pool.ts';
+import { looksBlank } from '../ocr/ocr-blank.ts';
+import { drawablePng, isNoiseReading, isWeakReading, recognizeUpright, withoutNoise, type UprightOcrResult } from '../ocr/ocr-upright.ts';
+import type { ExtractInput, ProcessedDocument } from '../shared/types.ts';
+import { throwIfAborted as throwIfCancelled } from '../../util/abort.ts';
 
 /** Images declaring more pixels than this are refused before decoding (decompression bombs). */
 export const MAX_IMAGE_PIXELS = 60_000_000;

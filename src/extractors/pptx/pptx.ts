@@ -5,14 +5,14 @@
  * chart parts, speaker notes from each slide's notes part, external hyperlinks from slide rels.
  */
 import path from 'node:path/posix';
-import { toolError, isToolError } from '../errors.ts';
-import type { ExtractInput, ExtractedTable, ExtractedUrl, PageSpan, ProcessedDocument } from './types.ts';
-import { assertSafeZip } from './zip.ts';
-import { attr, child, children, descendants, path as xpath, textOf, type XmlNode } from './xml.ts';
-import { readPart, readRels, relKind, type Package, type Rel } from './ooxml-parts.ts';
-import { chartLines as renderChart, readChart } from './chart-xml.ts';
-import { toPipeTable } from './markdown-table.ts';
-import { readCoreProps } from './office-props.ts';
+import { toolError, isToolError } from '../../errors.ts';
+import type { ExtractInput, ExtractedTable, ExtractedUrl, PageSpan, ProcessedDocument } from '../shared/types.ts';
+import { assertSafeZip } from '../shared/zip.ts';
+import { attr, child, children, descendants, path as xpath, textOf, type XmlNode } from '../shared/xml.ts';
+import { readPart, readRels, relKind, type Package, type Rel } from '../shared/ooxml-parts.ts';
+import { chartLines as renderChart, readChart } from '../shared/chart-xml.ts';
+import { toPipeTable } from '../shared/markdown-table.ts';
+import { readCoreProps } from '../shared/office-props.ts';
 
 const TABLE_CONTENT_MAX = 5000;
 

@@ -3,7 +3,7 @@
  * the text — or of a chunk of it — learns why and what to do, not only a client reading metadata.
  */
 import type { PdfImageScan } from './ocr-render-budget.ts';
-import { uncoveredScriptAdvice } from './ocr-languages.ts';
+import { uncoveredScriptAdvice } from '../ocr/ocr-languages.ts';
 
 export function ocrLimitMarker(page: number, max: number): string {
   return (

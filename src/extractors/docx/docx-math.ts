@@ -5,7 +5,7 @@
  * which is what people and retrieval queries write for formulas. Spacing rule: symbol commands get
  * a space on either side; letters of adjacent runs are joined as written ("xdx" stays one token).
  */
-import { attr, child, children, type XmlNode } from './xml.ts';
+import { attr, child, children, type XmlNode } from '../shared/xml.ts';
 
 /** Characters written as LaTeX commands. */
 const SYMBOLS: Record<string, string> = {

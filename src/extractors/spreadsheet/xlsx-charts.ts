@@ -4,10 +4,10 @@
  * (sheet -> drawing -> chart relationships). Only the small parts are read: a worksheet's own
  * XML (which may be huge) is never parsed here, since its relationships name its drawing.
  */
-import { isToolError } from '../errors.ts';
-import { readChart, type ChartData } from './chart-xml.ts';
-import { readPart, readRels, relKind, type Package } from './ooxml-parts.ts';
-import { attr, descendants } from './xml.ts';
+import { isToolError } from '../../errors.ts';
+import { readChart, type ChartData } from '../shared/chart-xml.ts';
+import { readPart, readRels, relKind, type Package } from '../shared/ooxml-parts.ts';
+import { attr, descendants } from '../shared/xml.ts';
 import type { WorkbookSheet } from './xlsx-sheets.ts';
 
 export interface SheetCharts {

@@ -5,7 +5,7 @@
  * declared sizes are written by whoever made the file and can lie.
  */
 import zlib from 'node:zlib';
-import { toolError } from '../errors.ts';
+import { toolError } from '../../errors.ts';
 import { hasZipSignature } from './signatures.ts';
 
 export interface ZipLimits {

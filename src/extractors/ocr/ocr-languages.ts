@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { toolError } from '../errors.ts';
+import { toolError } from '../../errors.ts';
 
 export interface LanguageSource {
   code: string;

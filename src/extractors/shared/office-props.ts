@@ -1,5 +1,5 @@
 /** Document properties shared by every OOXML format (docProps/core.xml and docProps/app.xml). */
-import { isToolError } from '../errors.ts';
+import { isToolError } from '../../errors.ts';
 import { readZipEntry, type ZipEntryInfo } from './zip.ts';
 import { parseXml, path as xpath, textOf, type XmlNode } from './xml.ts';
 

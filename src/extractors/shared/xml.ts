@@ -6,7 +6,7 @@
  * different prefixes) walk the same way.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { toolError } from '../errors.ts';
+import { toolError } from '../../errors.ts';
 
 export interface XmlNode {
   /** Qualified name as written ("a:p"); '#text' for text nodes. */

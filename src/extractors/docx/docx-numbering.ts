@@ -10,8 +10,8 @@
  * restarts when a higher level is used (or only after the level named by w:lvlRestart; 0 = never).
  * Higher levels that were never used since their reset show their start value.
  */
-import { isToolError } from '../errors.ts';
-import { attr, child, children, parseXml, path, type XmlNode } from './xml.ts';
+import { isToolError } from '../../errors.ts';
+import { attr, child, children, parseXml, path, type XmlNode } from '../shared/xml.ts';
 
 export interface NumberingLevel {
   start: number;

@@ -10,7 +10,7 @@
  * no break included). Otherwise (generated files, or explicit breaks only in an 872-page
  * handbook) the page of a passage is unknown and chunks say null rather than a wrong number.
  */
-import type { PageSpan } from './types.ts';
+import type { PageSpan } from '../shared/types.ts';
 
 export const PAGE_MARK = '\uFDD2';
 

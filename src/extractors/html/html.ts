@@ -6,11 +6,11 @@
  */
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability } from '@mozilla/readability';
-import { toolError } from '../errors.ts';
-import type { ExtractInput, ExtractedTable, ExtractedUrl, ProcessedDocument } from './types.ts';
-import { decodeText } from './decode-text.ts';
-import { resolveHref, sectionsByHeadings, walkToMarkdown } from './html-markdown.ts';
-import { toPipeTable } from './markdown-table.ts';
+import { toolError } from '../../errors.ts';
+import type { ExtractInput, ExtractedTable, ExtractedUrl, ProcessedDocument } from '../shared/types.ts';
+import { decodeText } from '../shared/decode-text.ts';
+import { resolveHref, sectionsByHeadings, walkToMarkdown } from '../shared/html-markdown.ts';
+import { toPipeTable } from '../shared/markdown-table.ts';
 import { boundHtml } from './html-bounds.ts';
 import { stripScriptsAndStyles } from './html-scan.ts';
 import { htmlToPlainText } from './html-text.ts';
@@ -23,7 +23,7 @@ import {
   READABILITY_MAX_DEPTH_SUM,
   READABILITY_MAX_ELEMENTS,
   resolveLimits,
-} from './limits.ts';
+} from '../shared/limits.ts';
 
 export interface HtmlOptions {
   /** URL the page came from: relative links resolve against it (and against <base href>). */

@@ -7,7 +7,7 @@
  * which bounds entry count and sizes, so 32-bit fields always suffice here.
  */
 import zlib from 'node:zlib';
-import type { ZipEntryInfo } from './zip.ts';
+import type { ZipEntryInfo } from '../shared/zip.ts';
 
 const SIG_LOCAL = 0x04034b50;
 const SIG_CENTRAL = 0x02014b50;

@@ -8,7 +8,7 @@
  * Where the model is unsure it over-estimates: that can only flatten, never let depth through.
  */
 import { RAW_TEXT, scanHtml } from './html-scan.ts';
-import { HTML_MAX_DEPTH, HTML_MAX_OPEN_FORMATTING } from './limits.ts';
+import { HTML_MAX_DEPTH, HTML_MAX_OPEN_FORMATTING } from '../shared/limits.ts';
 
 export interface HtmlShape {
   /** Elements the parser will create, clones of re-opened formatting elements included. */

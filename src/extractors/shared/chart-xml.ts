@@ -3,7 +3,7 @@
  * series' name, categories and values from the caches Office stores next to the formulas, so the
  * numbers are read without evaluating the workbook. Rendered as a caption and a pipe table.
  */
-import { isToolError } from '../errors.ts';
+import { isToolError } from '../../errors.ts';
 import { toPipeTable } from './markdown-table.ts';
 import { readPart, type Package } from './ooxml-parts.ts';
 import { attr, child, descendants, path as xpath, textOf, type XmlNode } from './xml.ts';

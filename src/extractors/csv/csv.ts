@@ -6,18 +6,18 @@
  * mislead it), and the records go through the same table pipeline as spreadsheets: header
  * detection past title lines, column types and density, 20 rows in content, all rows in tables[].
  */
-import { toolError } from '../errors.ts';
-import { decodeText } from './decode-text.ts';
+import { toolError } from '../../errors.ts';
+import { decodeText } from '../shared/decode-text.ts';
 import {
   analyzeTable,
   CONTENT_MAX_ROWS,
   renderBoundedTable,
   renderTable,
   type Cell,
-} from './table-pipeline.ts';
-import type { ExtractInput, ProcessedDocument } from './types.ts';
-import type { SheetTable } from './spreadsheet.ts';
-import { CSV_MAX_FIELD_CHARS, resolveLimits } from './limits.ts';
+} from '../shared/table-pipeline.ts';
+import type { ExtractInput, ProcessedDocument } from '../shared/types.ts';
+import type { SheetTable } from '../spreadsheet/spreadsheet.ts';
+import { CSV_MAX_FIELD_CHARS, resolveLimits } from '../shared/limits.ts';
 
 /** Cells kept from one file (a bound on memory; the rest is reported as truncated). */
 export const MAX_CSV_CELLS = 2_000_000;

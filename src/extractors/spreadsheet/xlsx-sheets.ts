@@ -3,9 +3,9 @@
  * sheet), and the number of cells and rows each worksheet's XML holds, counted on the inflated
  * bytes before SheetJS builds anything from them.
  */
-import { readPart, readRels, relKind, type Package } from './ooxml-parts.ts';
-import { attr, child, children } from './xml.ts';
-import { readZipEntry, type ZipEntryInfo } from './zip.ts';
+import { readPart, readRels, relKind, type Package } from '../shared/ooxml-parts.ts';
+import { attr, child, children } from '../shared/xml.ts';
+import { readZipEntry, type ZipEntryInfo } from '../shared/zip.ts';
 
 export interface WorkbookSheet {
   name: string;

@@ -17,7 +17,7 @@
  * borderless ones from aligned segments. Each table takes the place of its text as one block,
  * rendered as a pipe table, so it is read where it stands.
  */
-import { toPipeTable } from './markdown-table.ts';
+import { toPipeTable } from '../shared/markdown-table.ts';
 import { ASCENT, DESCENT, median, toSegment, type Box, type Rule, type Seg } from './pdf-geometry.ts';
 import { HYPHEN_BREAK, resolveHyphenBreaks } from './pdf-hyphens.ts';
 import { findAlignedTables, findRuledTables, type PdfTable } from './pdf-tables.ts';

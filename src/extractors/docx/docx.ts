@@ -8,17 +8,17 @@
  */
 import mammoth from 'mammoth';
 import { parseHTML } from 'linkedom';
-import { toolError } from '../errors.ts';
-import type { ExtractInput, ExtractedTable, ExtractedUrl, PageSpan, ProcessedDocument } from './types.ts';
-import { assertSafeZip, readZipEntries, type ZipEntryInfo } from './zip.ts';
+import { toolError } from '../../errors.ts';
+import type { ExtractInput, ExtractedTable, ExtractedUrl, PageSpan, ProcessedDocument } from '../shared/types.ts';
+import { assertSafeZip, readZipEntries, type ZipEntryInfo } from '../shared/zip.ts';
 import { rewriteZip } from './zip-rewrite.ts';
 import { annotateDocumentXml, bulletLabelledLevels, type AnnotatedDocument } from './docx-annotate.ts';
 import { readNumberingDefinitions } from './docx-numbering.ts';
 import { applyNumberLabels } from './docx-number-labels.ts';
-import { readAppProps, readCoreProps } from './office-props.ts';
-import { sectionsByHeadings, walkToMarkdown } from './html-markdown.ts';
+import { readAppProps, readCoreProps } from '../shared/office-props.ts';
+import { sectionsByHeadings, walkToMarkdown } from '../shared/html-markdown.ts';
 import { PAGE_MARK, pageSpans, pagesKnown, takePageMarks } from './docx-pages.ts';
-import { toPipeTable } from './markdown-table.ts';
+import { toPipeTable } from '../shared/markdown-table.ts';
 
 /** Largest table rendering kept in tables[].content. */
 const TABLE_CONTENT_MAX = 5000;

@@ -3,10 +3,10 @@
  * endings normalised, and kept as written. Minified JSON is pretty-printed so that it chunks on
  * structure instead of one endless line. Markdown gets section spans from its headings.
  */
-import type { ExtractInput, ProcessedDocument } from './types.ts';
-import { decodeText } from './decode-text.ts';
-import { sectionsByHeadings } from './html-markdown.ts';
-import { resolveLimits } from './limits.ts';
+import type { ExtractInput, ProcessedDocument } from '../shared/types.ts';
+import { decodeText } from '../shared/decode-text.ts';
+import { sectionsByHeadings } from '../shared/html-markdown.ts';
+import { resolveLimits } from '../shared/limits.ts';
 
 export type TextFormat = 'text' | 'markdown' | 'json' | 'xml';
 

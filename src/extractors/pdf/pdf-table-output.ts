@@ -2,9 +2,9 @@
  * PDF tables (pdf-tables.ts) as ExtractedTable entries: the pipe table as content (both header
  * rows of a two-level header, as in the page text), one header label per column, the data rows.
  */
-import { toPipeTable } from './markdown-table.ts';
+import { toPipeTable } from '../shared/markdown-table.ts';
 import type { PdfTable } from './pdf-tables.ts';
-import type { ExtractedTable } from './types.ts';
+import type { ExtractedTable } from '../shared/types.ts';
 
 /** Tables listed per document at most; the rest still stand as pipe tables in the content. */
 export const MAX_PDF_TABLES = 500;

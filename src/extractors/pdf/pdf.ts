@@ -3,13 +3,13 @@
  * page spans; pages without a usable text layer that show images or outlined text are rendered and
  * OCR'd (bounded per document), so scanned PDFs work.
  */
-import { isToolError, toolError } from '../errors.ts';
-import type { OcrPool, OcrResult } from './ocr-pool.ts';
-import { looksBlank } from './ocr-blank.ts';
+import { isToolError, toolError } from '../../errors.ts';
+import type { OcrPool, OcrResult } from '../ocr/ocr-pool.ts';
+import { looksBlank } from '../ocr/ocr-blank.ts';
 import { installedLanguagesNote, ocrLimitMarker, oversizedImageMarker, uncoveredScriptMarker } from './ocr-page-notes.ts';
 import { LARGE_IMAGE_PIXELS, MAX_PDF_IMAGE_PIXELS, OCR_ENGINE_MEMORY_BUDGET, ocrEngineBytes, RenderMemoryBudget, scanPdfImages, type PdfImageScan } from './ocr-render-budget.ts';
 import { judgeTextLayer } from './ocr-text-layer.ts';
-import { recognizeUpright, withoutNoise } from './ocr-upright.ts';
+import { recognizeUpright, withoutNoise } from '../ocr/ocr-upright.ts';
 import { layoutPage, type PageLayout, type PositionedTextItem } from './pdf-layout.ts';
 import { resolveHyphenBreaks } from './pdf-hyphens.ts';
 import { pageRules } from './pdf-rules.ts';
@@ -21,11 +21,11 @@ import { RawPdf } from './pdf-raw-objects.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
 import { rebalancePageTree } from './pdf-page-tree.ts';
 import { DEFAULT_PDF_MAX_PAGES, pageLimitMarker } from './pdf-page-limit.ts';
-import type { ExtractInput, OcrWord, PageSpan, ProcessedDocument } from './types.ts';
-import { throwIfAborted as throwIfCancelled } from '../util/abort.ts';
-import { DEFAULT_SLICE_MS } from '../util/slices.ts';
-import { yieldToEventLoopEvery } from '../util/yield.ts';
-import { errorText as errorMessage } from '../util/error-text.ts';
+import type { ExtractInput, OcrWord, PageSpan, ProcessedDocument } from '../shared/types.ts';
+import { throwIfAborted as throwIfCancelled } from '../../util/abort.ts';
+import { DEFAULT_SLICE_MS } from '../../util/slices.ts';
+import { yieldToEventLoopEvery } from '../../util/yield.ts';
+import { errorText as errorMessage } from '../../util/error-text.ts';
 import { multiplyMatrix } from './pdf-geometry.ts';
 
 /** Pages OCR'd per call at most by default (OCR_MAX_PAGES); further scanned pages are marked in the content. */

@@ -8,9 +8,9 @@
  * that do not share rows); each table gets its own header detection and column typing.
  */
 import * as XLSX from 'xlsx';
-import { toolError, isToolError } from '../errors.ts';
-import { assertSafeZip, DEFAULT_ZIP_LIMITS, looksLikeZip } from './zip.ts';
-import { hasOle2Signature } from './signatures.ts';
+import { toolError, isToolError } from '../../errors.ts';
+import { assertSafeZip, DEFAULT_ZIP_LIMITS, looksLikeZip } from '../shared/zip.ts';
+import { hasOle2Signature } from '../shared/signatures.ts';
 import {
   analyzeTable,
   commonColumns,
@@ -21,9 +21,9 @@ import {
   renderTable,
   type AnalyzedTable,
   type Cell,
-} from './table-pipeline.ts';
-import type { ExtractedTable, ExtractInput, PageSpan, ProcessedDocument } from './types.ts';
-import { chartLines, type ChartData } from './chart-xml.ts';
+} from '../shared/table-pipeline.ts';
+import type { ExtractedTable, ExtractInput, PageSpan, ProcessedDocument } from '../shared/types.ts';
+import { chartLines, type ChartData } from '../shared/chart-xml.ts';
 import { readWorkbookCharts, type SheetCharts } from './xlsx-charts.ts';
 import { countWorkbookCells, listSheets, packageOf, type WorkbookSheet } from './xlsx-sheets.ts';
 import { planSheetReads, type SheetReadPlan } from './sheet-budget.ts';
