@@ -21,8 +21,8 @@ import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import { ngramOrder } from '../../test/extractors/ocr-order.ts';
 import { wordRecall } from '../../test/extractors/word-recall.ts';
-import { COLUMN_REFERENCE, makeBlankScanImage, makeTableImage, makeTwoColumnImage, TABLE_ROWS } from '../fixtures/make-ocr-fixtures.ts';
-import { makePhotoImage, makeScannedPdf, scannedPageLines } from '../fixtures/make-pdf-fixtures.ts';
+import { COLUMN_REFERENCE, makeBlankScanImage, makeTableImage, makeTwoColumnImage, TABLE_ROWS } from '../../test/fixtures-gen/make-ocr-fixtures.ts';
+import { makePhotoImage, makeScannedPdf, scannedPageLines } from '../../test/fixtures-gen/make-pdf-fixtures.ts';
 
 const DEBIAN_TESSDATA = '/usr/share/tesseract-ocr/5/tessdata';
 const tessdataDir = process.env.TESSDATA_DIR || (fs.existsSync(path.join(DEBIAN_TESSDATA, 'osd.traineddata')) ? DEBIAN_TESSDATA : undefined);

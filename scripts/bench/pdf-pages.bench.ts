@@ -1,6 +1,6 @@
 /**
  * PDF_MAX_PAGES and the page loop's abort on huge page counts: a 100,000-page PDF written object
- * by object (scripts/fixtures/make-many-page-pdf.ts), with a text line per page and with a short
+ * by object (test/fixtures-gen/make-many-page-pdf.ts), with a text line per page and with a short
  * one (every page then is checked for a scan: the slow case), extracted in this process
  *   - at the default bound (5,000 pages): wall ms and the pages read;
  *   - unbounded, under a 1 s signal: ms until the call stops.
@@ -11,7 +11,7 @@
 import os from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { makeManyPagePdf } from '../fixtures/make-many-page-pdf.ts';
+import { makeManyPagePdf } from '../../test/fixtures-gen/make-many-page-pdf.ts';
 import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { DEFAULT_PDF_MAX_PAGES } from '../../src/extractors/pdf/pdf-page-limit.ts';

@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { makeScanPdf } from '../fixtures/make-scan-fixtures.ts';
+import { makeScanPdf } from '../../test/fixtures-gen/make-scan-fixtures.ts';
 import { wordRecall } from '../../test/extractors/word-recall.ts';
 
 async function serve(): Promise<void> {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { detectType, looksLikeDelimited, looksLikeHtml, looksLikeText } from '../../src/documents/detect-type.ts';
 import { filenameFromDisposition, filenameFromUrl } from '../../src/documents/filename.ts';
-import { buildZip, makeSampleDocx, makeSamplePptx } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { buildZip, makeSampleDocx, makeSamplePptx } from '../fixtures-gen/make-office-fixtures.ts';
 import {
   makeCp1252Html,
   makeEncryptedOffice,

@@ -15,7 +15,7 @@ import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import type { ExtractInput, ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import { startLocalServer, type LocalServer } from './fixtures/local-server.ts';
 import { makeMinimalPdf, MINIMAL_PDF } from '../fixtures-gen/minimal-pdf.ts';
-import { DOCX_FACTS, makeSampleDocx } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { DOCX_FACTS, makeSampleDocx } from '../fixtures-gen/make-office-fixtures.ts';
 
 // Generated once per file: a two-page PDF and a DOCX with known text.
 const pdfBytes = makeMinimalPdf();

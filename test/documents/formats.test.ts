@@ -9,7 +9,7 @@ import { DEFAULT_EXTRACTORS } from '../../src/documents/extractor-table.ts';
 import { DOCUMENT_KINDS, FORMATS, type DetectedFormat } from '../../src/documents/formats.ts';
 import { supportedFormats } from '../../src/tools/formats.ts';
 import { tools } from '../../src/tools/index.ts';
-import { buildZip } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { buildZip } from '../fixtures-gen/make-office-fixtures.ts';
 
 const contentTypes = (main: string) =>
   Buffer.from(

@@ -26,9 +26,9 @@ import { processDocumentTool } from '../../src/tools/process-document.ts';
 import { querySpreadsheetTool } from '../../src/tools/query-spreadsheet.ts';
 import type { Services } from '../../src/services.ts';
 import { startLocalServer, type LocalServer } from './fixtures/local-server.ts';
-import { DOCX_FACTS, PPTX_FACTS } from '../../scripts/fixtures/make-office-fixtures.ts';
-import { MULTI_PAGE } from '../../scripts/fixtures/make-pdf-fixtures.ts';
-import { salesRow, SALES_ROWS } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+import { DOCX_FACTS, PPTX_FACTS } from '../fixtures-gen/make-office-fixtures.ts';
+import { MULTI_PAGE } from '../fixtures-gen/make-pdf-fixtures.ts';
+import { salesRow, SALES_ROWS } from '../fixtures-gen/make-sheet-fixtures.ts';
 import { CSV_FACTS, FIXTURE_NAMES, fixtureFiles, HTML_FACTS, OCR_LINES, TEXT_FACTS, XLS_FACTS, type FixtureFiles } from '../fixtures-gen/documents.ts';
 
 let files: FixtureFiles;

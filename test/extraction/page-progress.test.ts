@@ -7,7 +7,7 @@ import { testConfig } from '../helper.ts';
 import { createServices } from '../../src/services.ts';
 import type { PageProgress } from '../../src/extractors/shared/types.ts';
 import { makeMinimalPdf } from '../fixtures-gen/minimal-pdf.ts';
-import { makeScanPdf } from '../../scripts/fixtures/make-scan-fixtures.ts';
+import { makeScanPdf } from '../fixtures-gen/make-scan-fixtures.ts';
 
 const load = async (services: ReturnType<typeof createServices>, bytes: Buffer, name: string) => {
   const seen: PageProgress[] = [];

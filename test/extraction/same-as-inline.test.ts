@@ -8,7 +8,7 @@ import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import { DocumentService } from '../../src/documents/document-service.ts';
 import { ExtractionPool } from '../../src/extraction/extraction-pool.ts';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
-import { makeScannedPdf } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makeScannedPdf } from '../fixtures-gen/make-pdf-fixtures.ts';
 import { FIXTURE_NAMES, fixtureFiles, makeImage } from '../fixtures-gen/documents.ts';
 import { tempDir, testConfig } from '../helper.ts';
 

@@ -5,7 +5,7 @@ import { MARK_CLOSE, MARK_OPEN, annotateDocumentXml, bulletLabelledLevels } from
 import { readNumberingDefinitions } from '../../src/extractors/docx/docx-numbering.ts';
 import { rewriteZip } from '../../src/extractors/docx/zip-rewrite.ts';
 import { inspectZip, readZipEntries } from '../../src/extractors/shared/zip.ts';
-import { buildZip } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { buildZip } from '../fixtures-gen/make-office-fixtures.ts';
 
 const NS =
   'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ' +

@@ -15,7 +15,7 @@ import {
   makeStructuresDocx,
   makeTextboxDocx,
   toStrictOoxml,
-} from '../../scripts/fixtures/make-office-fixtures.ts';
+} from '../fixtures-gen/make-office-fixtures.ts';
 
 const signal = new AbortController().signal;
 // Generated once per file: the sample is also the source of the Strict copy.

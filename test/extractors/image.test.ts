@@ -11,7 +11,7 @@ import t from 'tap';
 import { extractImage } from '../../src/extractors/image/image.ts';
 import { readImageInfo } from '../../src/extractors/shared/image-info.ts';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
-import { makePhotoImage, makeTextImage, makeTextImageAs, type FixtureImageFormat } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makePhotoImage, makeTextImage, makeTextImageAs, type FixtureImageFormat } from '../fixtures-gen/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'image-test-'));
 const ocr = new OcrPool({ size: 2, cacheDir });

@@ -12,7 +12,7 @@ import { extractImage } from '../../src/extractors/image/image.ts';
 import { parseLanguages, scriptCovered, uncoveredScriptAdvice } from '../../src/extractors/ocr/ocr-languages.ts';
 import { defaultLangPath, OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
-import { makeScannedPdf, makeTextImage } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makeScannedPdf, makeTextImage } from '../fixtures-gen/make-pdf-fixtures.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-languages-test-'));
 const tessdata = path.join(root, 'tessdata');

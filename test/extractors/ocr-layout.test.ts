@@ -11,7 +11,7 @@ import t from 'tap';
 import { extractImage } from '../../src/extractors/image/image.ts';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
-import { COLUMN_REFERENCE, makeTableImage, makeTwoColumnImage, pdfOfImages, TABLE_ROWS } from '../../scripts/fixtures/make-ocr-fixtures.ts';
+import { COLUMN_REFERENCE, makeTableImage, makeTwoColumnImage, pdfOfImages, TABLE_ROWS } from '../fixtures-gen/make-ocr-fixtures.ts';
 import { ngramOrder } from './ocr-order.ts';
 import { wordRecall } from './word-recall.ts';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { isToolError } from '../../src/errors.ts';
 import { OcrPool, toOcrResult } from '../../src/extractors/ocr/ocr-pool.ts';
-import { makeTextImage } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makeTextImage } from '../fixtures-gen/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-pool-test-'));
 t.teardown(() => fs.rmSync(cacheDir, { recursive: true, force: true }));

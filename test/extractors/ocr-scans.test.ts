@@ -13,9 +13,9 @@ import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import type { OcrRequest } from '../../src/extractors/shared/types.ts';
 import { judgeTextLayer } from '../../src/extractors/pdf/ocr-text-layer.ts';
 import { scanPdfImages } from '../../src/extractors/pdf/ocr-render-budget.ts';
-import { makeScannedPdf, scannedPageLines, SCANNED_LINES, makeMultiPagePdf, MULTI_PAGE } from '../../scripts/fixtures/make-pdf-fixtures.ts';
-import { GARBLED_LAYER, GARBLED_PAGE_LINES, makeBlankScanImage, makeGarbledLayerPdf, makeHugeImagePdf, pdfOfImages } from '../../scripts/fixtures/make-ocr-fixtures.ts';
-import { makeTextImage } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makeScannedPdf, scannedPageLines, SCANNED_LINES, makeMultiPagePdf, MULTI_PAGE } from '../fixtures-gen/make-pdf-fixtures.ts';
+import { GARBLED_LAYER, GARBLED_PAGE_LINES, makeBlankScanImage, makeGarbledLayerPdf, makeHugeImagePdf, pdfOfImages } from '../fixtures-gen/make-ocr-fixtures.ts';
+import { makeTextImage } from '../fixtures-gen/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocr-scans-test-'));
 const ocr = new OcrPool({ size: 2, cacheDir });

@@ -7,8 +7,8 @@
  */
 import t from 'tap';
 import { buildLocalApp, post, startStaticServer } from '../integration/helpers.ts';
-import { makeScannedPdf, makeTextImage } from '../../scripts/fixtures/make-pdf-fixtures.ts';
-import { GARBLED_PAGE_LINES, makeGarbledLayerPdf } from '../../scripts/fixtures/make-ocr-fixtures.ts';
+import { makeScannedPdf, makeTextImage } from '../fixtures-gen/make-pdf-fixtures.ts';
+import { GARBLED_PAGE_LINES, makeGarbledLayerPdf } from '../fixtures-gen/make-ocr-fixtures.ts';
 
 t.test('ocr options, the page cap and languages through the REST routes', async (t) => {
   const app = await buildLocalApp(t, { OCR_MAX_PAGES: '2', OCR_LANGUAGES: 'eng' });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
-import { makeScannedPdf, SCANNED_LINES, scannedPageLines } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makeScannedPdf, SCANNED_LINES, scannedPageLines } from '../fixtures-gen/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-ocr-test-'));
 const ocr = new OcrPool({ size: 2, cacheDir });

@@ -2,11 +2,11 @@
  * PDF_MAX_PAGES: pages beyond it are not parsed, one note stands where they would, and metadata
  * counts them; the page loop gives the call's signal its turn on every page, so a timed-out call
  * on a huge page count stops instead of reading to the end. PDFs are generated object by object
- * (scripts/fixtures/make-many-page-pdf.ts) and served from a loopback server.
+ * (test/fixtures-gen/make-many-page-pdf.ts) and served from a loopback server.
  */
 import t from 'tap';
 import { buildLocalApp, post, startStaticServer } from '../integration/helpers.ts';
-import { makeManyPagePdf, manyPageText } from '../../scripts/fixtures/make-many-page-pdf.ts';
+import { makeManyPagePdf, manyPageText } from '../fixtures-gen/make-many-page-pdf.ts';
 import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { tempDir } from '../helper.ts';

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { PDFDocument, StandardFonts, degrees } from 'pdf-lib';
 import { createCanvas } from '@napi-rs/canvas';
-import { makeScanPdf, scanPageJpeg } from '../../scripts/fixtures/make-scan-fixtures.ts';
+import { makeScanPdf, scanPageJpeg } from '../fixtures-gen/make-scan-fixtures.ts';
 import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
 import { pageImageCanvas } from '../../src/extractors/pdf/pdf-page-image.ts';
 import { RawPdf } from '../../src/extractors/pdf/pdf-raw-objects.ts';

@@ -12,7 +12,7 @@ import { PDFDocument, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib'
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import { chunkDocument } from '../../src/retrieval/chunking.ts';
-import { makeTwoColumnPdf } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makeTwoColumnPdf } from '../fixtures-gen/make-pdf-fixtures.ts';
 import { buildTestApp } from '../helper.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-tables-ocr-'));

@@ -24,7 +24,7 @@ import {
   MULTI_PAGE,
   OWNER_PROTECTED_PAGES,
   TWO_COLUMNS,
-} from '../../scripts/fixtures/make-pdf-fixtures.ts';
+} from '../fixtures-gen/make-pdf-fixtures.ts';
 
 const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pdf-test-ocr-'));
 const ocr = new OcrPool({ size: 1, cacheDir });

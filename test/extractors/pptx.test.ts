@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { extractPptx } from '../../src/extractors/pptx/pptx.ts';
-import { buildZip, PPTX_FACTS as F, PPTX_SHAPES as SH, makeSamplePptx, makeShapesPptx } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { buildZip, PPTX_FACTS as F, PPTX_SHAPES as SH, makeSamplePptx, makeShapesPptx } from '../fixtures-gen/make-office-fixtures.ts';
 
 const signal = new AbortController().signal;
 

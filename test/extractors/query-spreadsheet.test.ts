@@ -1,6 +1,6 @@
 /** querySpreadsheet over generated XLSX, XLS and CSV; the corpus files are in test/corpus/extractors/query-spreadsheet.test.ts. */
 import t from 'tap';
-import { buildLegacyXls, buildReportXlsx, LEGACY_XLS } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+import { buildLegacyXls, buildReportXlsx, LEGACY_XLS } from '../fixtures-gen/make-sheet-fixtures.ts';
 import { extractCsv } from '../../src/extractors/csv/csv.ts';
 import { extractSpreadsheet } from '../../src/extractors/spreadsheet/spreadsheet.ts';
 import { querySpreadsheet } from '../../src/extractors/spreadsheet/spreadsheet-query.ts';

@@ -9,7 +9,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { buildTestApp } from '../helper.ts';
 import { multipart } from '../integration/helpers.ts';
 import { wordRecall } from './word-recall.ts';
-import { makeScanPdf, scanPageJpeg } from '../../scripts/fixtures/make-scan-fixtures.ts';
+import { makeScanPdf, scanPageJpeg } from '../fixtures-gen/make-scan-fixtures.ts';
 import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
 import { MAX_RENDER_PIXELS, MAX_RENDER_SIDE } from '../../src/extractors/pdf/pdf-render.ts';
 import { ocrCanvasSize, pageImageCanvas, singlePageImage } from '../../src/extractors/pdf/pdf-page-image.ts';

@@ -11,7 +11,7 @@ import {
   salesRow,
   SALES_ROWS,
   SEGMENT_REPORT,
-} from '../../scripts/fixtures/make-sheet-fixtures.ts';
+} from '../fixtures-gen/make-sheet-fixtures.ts';
 import { extractSpreadsheet, isoDate, type SheetTable } from '../../src/extractors/spreadsheet/spreadsheet.ts';
 
 const signal = new AbortController().signal;

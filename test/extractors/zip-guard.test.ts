@@ -19,8 +19,8 @@ import {
   makeStructuresDocx,
   makeTextboxDocx,
   toStrictOoxml,
-} from '../../scripts/fixtures/make-office-fixtures.ts';
-import { buildEncryptedWorkbook, buildInflatedXlsx, buildReportXlsx } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+} from '../fixtures-gen/make-office-fixtures.ts';
+import { buildEncryptedWorkbook, buildInflatedXlsx, buildReportXlsx } from '../fixtures-gen/make-sheet-fixtures.ts';
 
 const signal = new AbortController().signal;
 

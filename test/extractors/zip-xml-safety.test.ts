@@ -3,7 +3,7 @@ import t from 'tap';
 import { attr, child, decodeXmlEntities, descendants, parseXml, textOf } from '../../src/extractors/shared/xml.ts';
 import { extractPptx } from '../../src/extractors/pptx/pptx.ts';
 import { readZipEntries } from '../../src/extractors/shared/zip.ts';
-import { buildZip, makeSamplePptx } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { buildZip, makeSamplePptx } from '../fixtures-gen/make-office-fixtures.ts';
 
 const signal = new AbortController().signal;
 

@@ -2,13 +2,13 @@
  * Generated stand-ins for the third-party corpus in the self-contained suite: small files of every
  * supported kind with content known exactly, built in memory from dependencies (SheetJS for XLSX,
  * legacy XLS and OLE2 containers, iconv-lite for legacy encodings, @napi-rs/canvas for images) and
- * the builders in scripts/fixtures. Nothing here reads the corpus. `fixtureFiles()` builds the set
+ * the make-*-fixtures builders beside it. Nothing here reads the corpus. `fixtureFiles()` builds the set
  * once per process; the builders that load pdf-lib, pdfkit or exceljs are imported only when used.
  */
 import { createCanvas } from '@napi-rs/canvas';
 import iconv from 'iconv-lite';
 import * as XLSX from 'xlsx';
-import { makeSampleDocx, makeSamplePptx } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { makeSampleDocx, makeSamplePptx } from './make-office-fixtures.ts';
 
 // ---------------------------------------------------------------- legacy Excel (BIFF8)
 
@@ -150,7 +150,7 @@ export const OCR_LINES = ['HERON COUNT 2024', 'NORTH MARSH 42 BIRDS'];
 
 /** OCR_LINES as a PNG, drawn by the PDF fixtures' image builder (800 px wide, 44 px text). */
 export async function makeOcrPng(): Promise<Buffer> {
-  const { makeTextImageAs } = await import('../../scripts/fixtures/make-pdf-fixtures.ts');
+  const { makeTextImageAs } = await import('./make-pdf-fixtures.ts');
   return makeTextImageAs('png', OCR_LINES, 44);
 }
 
@@ -163,7 +163,7 @@ export function makeImage(format: 'png' | 'jpeg', text = 'FORMAT CHECK 2024'): B
   ctx.fillStyle = '#000000';
   ctx.font = '32px "DejaVu Sans", sans-serif';
   ctx.fillText(text, 16, 52);
-  // encodeSync: see makeTextImage in scripts/fixtures/make-pdf-fixtures.ts.
+  // encodeSync: see makeTextImage in test/fixtures-gen/make-pdf-fixtures.ts.
   return format === 'png' ? canvas.encodeSync('png') : canvas.encodeSync('jpeg', 92);
 }
 
@@ -184,10 +184,10 @@ export interface FixtureFiles {
 }
 
 const BUILDERS: { [K in keyof FixtureFiles]: () => Buffer | Promise<Buffer> } = {
-  pdf: async () => (await import('../../scripts/fixtures/make-pdf-fixtures.ts')).makeMultiPagePdf(),
+  pdf: async () => (await import('./make-pdf-fixtures.ts')).makeMultiPagePdf(),
   docx: makeSampleDocx,
   pptx: makeSamplePptx,
-  xlsx: async () => (await import('../../scripts/fixtures/make-sheet-fixtures.ts')).buildReportXlsx(),
+  xlsx: async () => (await import('./make-sheet-fixtures.ts')).buildReportXlsx(),
   xls: makeXls,
   csv: makeSemicolonCsv,
   html: makeHtmlPage,

@@ -21,8 +21,8 @@ import type { AnyTool } from '../../src/tools/define-tool.ts';
 import { SAMPLE_XLSX_UUID } from '../../src/tools/examples.ts';
 import { tools } from '../../src/tools/index.ts';
 import { ErrorBodySchema } from '../../src/tools/schemas.ts';
-import { makeMultiPagePdf, makeTextImageAs } from '../../scripts/fixtures/make-pdf-fixtures.ts';
-import { makeSampleDocx, makeSamplePptx } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { makeMultiPagePdf, makeTextImageAs } from '../fixtures-gen/make-pdf-fixtures.ts';
+import { makeSampleDocx, makeSamplePptx } from '../fixtures-gen/make-office-fixtures.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Schema = Record<string, any>;

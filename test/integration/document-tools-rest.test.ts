@@ -6,9 +6,9 @@
  */
 import t from 'tap';
 import { buildTestApp, testConfig } from '../helper.ts';
-import { DOCX_FACTS, PPTX_FACTS } from '../../scripts/fixtures/make-office-fixtures.ts';
-import { MULTI_PAGE } from '../../scripts/fixtures/make-pdf-fixtures.ts';
-import { SALES_ROWS } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+import { DOCX_FACTS, PPTX_FACTS } from '../fixtures-gen/make-office-fixtures.ts';
+import { MULTI_PAGE } from '../fixtures-gen/make-pdf-fixtures.ts';
+import { SALES_ROWS } from '../fixtures-gen/make-sheet-fixtures.ts';
 import { CSV_FACTS, FIXTURE_NAMES, fixtureFiles, OCR_LINES, XLS_FACTS, type FixtureFiles } from '../fixtures-gen/documents.ts';
 import { buildLocalApp, generatedRoot, makeLongPdf, multipart, post, PLANTED, startStaticServer } from './helpers.ts';
 

@@ -1,11 +1,11 @@
 /**
  * Resource bombs, generated at run time (never committed): each function builds one hostile
  * input in memory, deterministically. Sizes match the issue's table; the zip layouts come from
- * scripts/fixtures so the suite and the unit tests attack the same guard.
+ * test/fixtures-gen so the suite and the unit tests attack the same guard.
  */
 import { createCanvas } from '@napi-rs/canvas';
 import zlib from 'node:zlib';
-import { buildZip, makeHonestBomb, makeLyingBomb, makeManyEntriesZip, makeOverlappingZip } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { buildZip, makeHonestBomb, makeLyingBomb, makeManyEntriesZip, makeOverlappingZip } from '../fixtures-gen/make-office-fixtures.ts';
 import { brotliZeros, gzipZeros, zlibZeros } from './compressed-zeros.ts';
 
 const MB = 1024 * 1024;
@@ -45,7 +45,7 @@ const stream = (dict: string, data: Buffer) =>
 
 /** The project's embedded-font PDF with its FontFile2 stream relabelled /JBIG2Decode (same length, so the xref stays exact). */
 export async function pdfJbig2Font(): Promise<Buffer> {
-  const { makeEmbeddedFontPdf } = await import('../../scripts/fixtures/make-pdf-fixtures.ts');
+  const { makeEmbeddedFontPdf } = await import('../fixtures-gen/make-pdf-fixtures.ts');
   const pdf = await makeEmbeddedFontPdf();
   const text = pdf.toString('latin1');
   const ref = /\/FontFile[23]? (\d+) 0 R/.exec(text);

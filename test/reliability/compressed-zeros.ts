@@ -1,10 +1,10 @@
 /**
  * Compression bombs without inflating anything here: zlib, gzip and brotli streams of many zero
- * bytes, built from the project's repeated raw-deflate block (scripts/fixtures) so that gigabytes
+ * bytes, built from the project's repeated raw-deflate block (test/fixtures-gen) so that gigabytes
  * cost megabytes and milliseconds. Checksums are correct, so only size limits can stop them.
  */
 import zlib from 'node:zlib';
-import { zeroDeflateStream } from '../../scripts/fixtures/make-office-fixtures.ts';
+import { zeroDeflateStream } from '../fixtures-gen/make-office-fixtures.ts';
 
 const MIB = 1024 * 1024;
 

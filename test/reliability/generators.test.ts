@@ -37,7 +37,7 @@ t.test('the many-page PDF has an exact cross-reference table', async (t) => {
 });
 
 t.test('the JBIG2 relabelling keeps the file length and hits the font stream', async (t) => {
-  const { makeEmbeddedFontPdf } = await import('../../scripts/fixtures/make-pdf-fixtures.ts');
+  const { makeEmbeddedFontPdf } = await import('../fixtures-gen/make-pdf-fixtures.ts');
   const [orig, mutant] = await Promise.all([makeEmbeddedFontPdf(), B.pdfJbig2Font()]);
   t.equal(mutant.byteLength, orig.byteLength);
   t.equal(mutant.toString('latin1').match(/\/JBIG2Decode/g)?.length, 1);
@@ -70,7 +70,7 @@ t.test('mutants are reproducible and each one stands alone', async (t) => {
 });
 
 t.test('structural mutators damage structure', async (t) => {
-  const { buildZip } = await import('../../scripts/fixtures/make-office-fixtures.ts');
+  const { buildZip } = await import('../fixtures-gen/make-office-fixtures.ts');
   const zip = buildZip([{ name: 'a.xml', data: Buffer.from('<a>hello</a>'.repeat(100)) }]);
   let changed = 0;
   for (let s = 0; s < 20; s++) if (!zipEntry(zip, B.prng(s)).bytes.equals(zip)) changed++;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import t from 'tap';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { buildAppOn, post, startStaticServer } from '../integration/helpers.ts';
-import { makeTextImage } from '../../scripts/fixtures/make-pdf-fixtures.ts';
+import { makeTextImage } from '../fixtures-gen/make-pdf-fixtures.ts';
 import { tempDir } from '../helper.ts';
 
 const LAYER_TEXT = 'The harbour committee approved the winter ferry timetable.';

@@ -14,7 +14,7 @@ import { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import { RetrievalService, type DocumentAccess } from '../../src/retrieval/retrieval-service.ts';
 import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import type { Chunk } from '../../src/retrieval/types.ts';
-import { buildLayoutXlsx, buildReportXlsx, salesRow, SALES_ROWS } from '../../scripts/fixtures/make-sheet-fixtures.ts';
+import { buildLayoutXlsx, buildReportXlsx, salesRow, SALES_ROWS } from '../fixtures-gen/make-sheet-fixtures.ts';
 import { makeSemicolonCsv, makeShiftJisCsv, makeUtf16BeCsv, makeXls } from '../fixtures-gen/documents.ts';
 const signal = new AbortController().signal;
 
