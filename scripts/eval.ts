@@ -6,7 +6,7 @@
  *
  * Tuning flags (measurement only; production defaults live in the code): --k1 --b --b-title
  * --title-weight --stem porter|none --stop lucene|extended|none --fields bm25f|concat|body
- * --no-decimals --join-hyphen --diversity X|off --limit N.
+ * --no-decimals --join-hyphen --languages [--grams 0] --diversity X|off --limit N.
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +36,8 @@ async function main(): Promise<void> {
       fields: { type: 'string' },
       'no-decimals': { type: 'boolean', default: false },
       'join-hyphen': { type: 'boolean', default: false },
+      grams: { type: 'string' },
+      languages: { type: 'boolean', default: false },
       diversity: { type: 'string' },
       limit: { type: 'string' },
     },
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
       embedder: models.embedder,
       rerank: models.rerank,
       cacheDir: path.join(config.dataDir, 'eval'),
-      analyzer: { stem, stopWords: stop, keepDecimals: !values['no-decimals'], joinHyphenated: values['join-hyphen'] },
+      analyzer: { stem, stopWords: stop, keepDecimals: !values['no-decimals'], joinHyphenated: values['join-hyphen'], languages: values.languages, grams: values.grams === '0' ? 0 : 3 },
       bm25,
       fields,
       diversity,

@@ -45,8 +45,19 @@ const STEMMED: Readonly<Record<string, string>> = Object.freeze({
  */
 const KEEP_DIACRITICS: ReadonlySet<string> = new Set(['vi']);
 
+/**
+ * Languages written in the Latin script. In any other language an ASCII word is a borrowing (a
+ * name, a term, code) and is analysed as English, as the same word in an English text would be.
+ */
+const LATIN_SCRIPT: ReadonlySet<string> = new Set([
+  'af', 'ca', 'cs', 'cy', 'da', 'de', 'en', 'eo', 'es', 'et', 'eu', 'fi', 'fr', 'ga', 'gl', 'hr', 'hu', 'id', 'is', 'it', 'lt', 'lv', 'ms', 'mt',
+  'nb', 'nl', 'nn', 'no', 'pl', 'pt', 'ro', 'sk', 'sl', 'sq', 'sv', 'sw', 'tl', 'tr', 'vi',
+]);
+
 export interface LanguageRules {
   readonly language: string;
+  /** Whether the language is written in the Latin script (else ASCII words are taken as English). */
+  readonly latin: boolean;
   readonly stem: ((word: string) => string) | null;
   readonly stopWords: ReadonlySet<string> | null;
   readonly foldDiacritics: boolean;
@@ -72,7 +83,7 @@ export function languageRules(language: string): LanguageRules {
       stopWords = null; // a stemmer without a stop-word list (none for some languages)
     }
   }
-  rules = Object.freeze({ language, stem, stopWords, foldDiacritics: !KEEP_DIACRITICS.has(language) });
+  rules = Object.freeze({ language, latin: LATIN_SCRIPT.has(language), stem, stopWords, foldDiacritics: !KEEP_DIACRITICS.has(language) });
   cache.set(language, rules);
   return rules;
 }
