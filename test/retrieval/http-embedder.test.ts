@@ -117,19 +117,29 @@ t.test('invalid responses are refused, never turned into vectors', async (t) => 
 });
 
 t.test('each request is time-bounded; the caller signal aborts at once', async (t) => {
+  let arrived: () => void = () => {};
   const svc = await fakeService(t, () => {
-    /* never answers */
+    arrived(); // never answers
   });
   const delays: number[] = [];
-  const e = new HttpEmbedder({ url: svc.base, model: 'm', dimension: 3, timeoutMs: 50, retries: 1, sleep: noSleep(delays) });
-  await t.rejects(e.embed(['a'], 'passage'), /did not answer within 50 ms \(after 2 attempts\)/);
-  t.equal(svc.seen.length, 2);
-  const slow = new HttpEmbedder({ url: svc.base, model: 'm', dimension: 3, timeoutMs: 10_000, retries: 3 });
+  // Long enough for each attempt to reach the service even on a loaded machine (the service runs
+  // in this process: a shorter bound can fire before its request handler is scheduled).
+  const e = new HttpEmbedder({ url: svc.base, model: 'm', dimension: 3, timeoutMs: 1000, retries: 1, sleep: noSleep(delays) });
+  await t.rejects(e.embed(['a'], 'passage'), /did not answer within 1000 ms \(after 2 attempts\)/);
+  t.equal(svc.seen.length, 2, 'both attempts reached the service');
+  t.same(delays, [250], 'one backoff between the two attempts');
+
+  // The abort comes once the request is at the service; a 10 s per-request bound and 3 retries
+  // would end in a timeout after several attempts if the abort did not cut it.
+  const slowDelays: number[] = [];
+  const slow = new HttpEmbedder({ url: svc.base, model: 'm', dimension: 3, timeoutMs: 10_000, retries: 3, sleep: noSleep(slowDelays) });
   const ac = new AbortController();
-  const started = Date.now();
-  setTimeout(() => ac.abort(new Error('client went away')), 30);
-  await t.rejects(slow.embed(['a'], 'passage', ac.signal), /client went away/);
-  t.ok(Date.now() - started < 2000, 'no retries after the abort');
+  const before = svc.seen.length;
+  arrived = () => ac.abort(new Error('client went away'));
+  const err = await slow.embed(['a'], 'passage', ac.signal).catch((x: unknown) => x as Error);
+  t.match(err, { message: /^client went away$/ }, 'the abort reason, not a timeout or an "after N attempts" error');
+  t.equal(svc.seen.length, before + 1, 'one attempt');
+  t.same(slowDelays, [], 'no retries after the abort');
 });
 
 t.test('an unreachable service is a retried network error', async (t) => {
