@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { renderMarkdown, renderSection, type ResultsFile, type Section, type Table } from './report.ts';
+import { writeFileAtomic } from '../../src/util/atomic-file.ts';
+import { mergeReport, renderSection, type ResultsFile, type Section, type Table } from './report.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SHARED = path.resolve(ROOT, '..', 'shared');
@@ -202,23 +203,32 @@ export function readResults(): ResultsFile {
   }
 }
 
-/** Writes a file atomically (temp + rename). */
+/** Writes a generated input file whole or not at all (temp beside it + rename), synchronously. */
 export function writeAtomic(file: string, text: string | Uint8Array): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, file);
+  try {
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
-/** Merges one section into bench/results.json and regenerates docs/benchmarks.md. */
+/**
+ * Records one section: merged into bench/results.json (raw numbers, local) and put in place of
+ * that benchmark's part of docs/benchmarks.md, every other part kept as it is.
+ */
 export async function saveSection(section: Section): Promise<void> {
   const results = readResults();
   results.sections[section.name] = section;
   results.generated_at = new Date().toISOString();
   results.machine = machine();
-  writeAtomic(RESULTS_FILE, JSON.stringify(results, null, 1) + '\n');
-  writeAtomic(DOC_FILE, renderMarkdown(results));
-  log(`wrote ${path.relative(ROOT, RESULTS_FILE)} and ${path.relative(ROOT, DOC_FILE)} (section ${section.name})`);
+  await writeFileAtomic(RESULTS_FILE, JSON.stringify(results, null, 1) + '\n');
+  const doc = fs.existsSync(DOC_FILE) ? fs.readFileSync(DOC_FILE, 'utf8') : null;
+  await writeFileAtomic(DOC_FILE, mergeReport(doc, section));
+  log(`wrote ${path.relative(ROOT, RESULTS_FILE)} and the ${section.name} part of ${path.relative(ROOT, DOC_FILE)}`);
 }
 
 /** Entry point shared by every benchmark file: runs it, prints its tables, saves the section. */

@@ -1,0 +1,61 @@
+/**
+ * Every benchmark of the project, in the order docs/benchmarks.md shows them. `npm run bench`
+ * runs them all, `npm run bench -- <name> [args]` (or `npm run bench:<name> -- [args]`) one;
+ * `npm run bench -- --check` verifies this list against the folder and package.json (a bench
+ * file or a bench:* script missing here fails it).
+ *
+ * `report: 'section'` benchmarks build their own section with the shared harness (tables,
+ * checks); `report: 'output'` ones print their own tables and the runner records what they
+ * printed as their section. Either way a rerun replaces only that benchmark's section.
+ */
+export interface Benchmark {
+  name: string;
+  file: string;
+  title: string;
+  /** What it measures, one line (the report's contents table). */
+  what: string;
+  report: 'section' | 'output';
+  /** What it needs beyond the checkout (the runner does not check; the benchmark says why it fails). */
+  needs?: string;
+}
+
+export const BENCHMARKS: Benchmark[] = [
+  // Per-document pipeline, each stage against what a Node user would pick instead.
+  { name: 'extraction', file: 'extraction.bench.ts', title: 'Extraction throughput', what: 'each extractor vs the usual npm library, ms and peak RSS', report: 'section', needs: '../shared/corpus' },
+  { name: 'chunking', file: 'chunking.bench.ts', title: 'Chunking throughput', what: 'our chunker vs LangChain text splitters', report: 'section', needs: '../shared/corpus' },
+  { name: 'embedding', file: 'embedding.bench.ts', title: 'Embedding and reranking throughput', what: 'ONNX embedder and reranker vs transformers.js', report: 'section', needs: 'bench models (npm run bench:models)' },
+  { name: 'index', file: 'index.bench.ts', title: 'Vector index (HNSW)', what: 'build, save, load, query vs a plain hnswlib-node use', report: 'section', },
+  { name: 'e2e', file: 'e2e.bench.ts', title: 'End to end: retrieve_chunks vs a LangChain.js pipeline', what: 'retrieve_chunks cold and warm vs LangChain.js', report: 'section', needs: 'bench models, ../shared/corpus' },
+  { name: 'http-load', file: 'http-load.bench.ts', title: 'HTTP load (autocannon)', what: 'requests/s and latency of the REST API under load', report: 'section', needs: '../shared/corpus' },
+  { name: 'startup', file: 'startup.bench.ts', title: 'Start-up time', what: 'process start to /health and to the MCP handshake', report: 'section', },
+  { name: 'streams', file: 'streams.bench.ts', title: 'Streams and big uploads', what: 'big uploads and downloads: memory and event-loop delay', report: 'section', },
+  // Robustness of extraction under big and hostile inputs.
+  { name: 'linearity', file: 'linearity.bench.ts', title: 'Extractor linearity on hostile shapes', what: 'each text-like extractor at 1x-8x input size: linear or not', report: 'output', },
+  { name: 'isolation', file: 'extraction-isolation.bench.ts', title: 'Extraction in child processes', what: '/health latency while big documents extract, inline vs pool', report: 'output', },
+  { name: 'event-loop', file: 'event-loop.bench.ts', title: 'Event-loop lag while chunking big documents', what: 'one-go vs time-sliced chunking and indexing, in process and over HTTP', report: 'output', },
+  { name: 'scan-memory', file: 'scan-memory.bench.ts', title: 'Memory of OCR on 600-dpi scans', what: 'peak RSS and s/page of OCR on 4 and 35-page scans', report: 'output', },
+  { name: 'ocr', file: 'ocr.bench.ts', title: 'OCR vs the tesseract CLI', what: 's/image, word recall and order vs tesseract', report: 'output', needs: 'tesseract-ocr (Debian) as the peer' },
+  { name: 'pdf-pages', file: 'pdf-pages.bench.ts', title: 'PDF page bound on a 100,000-page PDF', what: 'PDF_MAX_PAGES and the abort of the page loop', report: 'output', },
+  { name: 'pdf-tables', file: 'pdf-tables.bench.ts', title: 'Cost of PDF table detection', what: 'text layer, ruling-line walk and layout per page', report: 'output', needs: '../shared/corpus' },
+  { name: 'sheet-budget', file: 'sheet-budget.bench.ts', title: 'Workbook cell pre-count', what: 'the cell budget pre-count beside the whole XLSX extraction', report: 'output', },
+  // Knowledge base.
+  { name: 'languages', file: 'languages.bench.ts', title: 'Lexical retrieval per language', what: 'nDCG@10 and Recall@10 per language of each analyzer vs FTS5 and wink-bm25', report: 'section', needs: '../shared/eval/xquad-dev' },
+  { name: 'kb', file: 'kb.bench.ts', title: 'Knowledge base end to end', what: 'ingestion, 10k and 100k-chunk search, restart, FTS5 side by side', report: 'output', needs: '../shared/eval/scifact, ../shared/corpus' },
+  { name: 'kb-lexical', file: 'kb-lexical.bench.ts', title: 'Collection lexical index', what: 'add throughput, heap per 100k chunks, query latency, snapshot', report: 'output', needs: '../shared/eval/scifact (generated text without it)' },
+  { name: 'kb-search', file: 'kb-search.bench.ts', title: 'Collection search in process', what: 'search latency at ~10k chunks and what each confidence level means', report: 'output', needs: '../shared/eval/scifact' },
+  { name: 'kb-store', file: 'kb-store.bench.ts', title: 'Knowledge base store (SQLite)', what: 'insert, iterate, filter and reopen on 100k chunks', report: 'output', },
+  { name: 'kb-catch-up', file: 'kb-catch-up.bench.ts', title: 'Index catch-up on a shared data folder', what: 'catching open indexes up by N chunks vs rebuilding', report: 'output', },
+  { name: 'kb-jobs', file: 'kb-jobs.bench.ts', title: 'Ingestion job throughput', what: 'documents/s by path and by URL through the job runner', report: 'output', },
+  { name: 'index-budget', file: 'index-budget.bench.ts', title: 'Index cache budget', what: 'memory with 200 collections, small vs unbounded KB_INDEX_CACHE_MB', report: 'output', },
+  { name: 'folder-walk', file: 'folder-walk.bench.ts', title: 'Folder walk event-loop delay', what: 'event-loop delay walking 50,000 files with ordinary and hostile globs', report: 'output', },
+  { name: 'scale', file: 'scale.bench.ts', title: 'Scaling on Redis', what: 'ingestion with 1, 2, 4 workers and search with 1, 2 API processes', report: 'output', needs: 'redis-server (Debian)' },
+];
+
+/** npm scripts named bench:* that prepare rather than measure. */
+export const SETUP_SCRIPTS: Record<string, string> = {
+  'bench:models': 'generates the random-weight ONNX models the embedding and e2e benchmarks run',
+};
+
+export function benchmarkNamed(name: string): Benchmark | undefined {
+  return BENCHMARKS.find((b) => b.name === name);
+}
