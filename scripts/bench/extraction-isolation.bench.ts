@@ -31,11 +31,17 @@ async function serve(mode: Mode): Promise<void> {
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as { port: number };
   process.send!({ port });
-  process.on('disconnect', async () => {
-    await app.close();
-    await services.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
+  // Close, clean up and exit when the parent goes; a failure there still ends the process.
+  process.on('disconnect', () => {
+    void (async () => {
+      await app.close();
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    })().catch((err: unknown) => {
+      process.stderr.write(`shutdown failed: ${String(err)}\n`);
+      process.exit(1);
+    });
   });
 }
 

@@ -45,7 +45,10 @@ const origin = http.createServer((req, res) => {
 await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
 
-async function call(api: ApiProcess | string, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON of the API, read field by field
+type Json = any;
+
+async function call(api: ApiProcess | string, method: string, p: string, body?: unknown): Promise<{ status: number; body: Json }> {
   const address = typeof api === 'string' ? api : api.address;
   const res = await fetch(`${address}${p}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
   const s = await res.text();

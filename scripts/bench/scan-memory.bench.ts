@@ -37,11 +37,17 @@ async function serve(): Promise<void> {
   const app = await buildApp({ config, services });
   await app.listen({ host: '127.0.0.1', port: 0 });
   process.send!({ port: (app.server.address() as { port: number }).port });
-  process.on('disconnect', async () => {
-    await app.close();
-    await services.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
+  // Close, clean up and exit when the parent goes; a failure there still ends the process.
+  process.on('disconnect', () => {
+    void (async () => {
+      await app.close();
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    })().catch((err: unknown) => {
+      process.stderr.write(`shutdown failed: ${String(err)}\n`);
+      process.exit(1);
+    });
   });
 }
 
