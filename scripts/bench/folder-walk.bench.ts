@@ -18,55 +18,59 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import picomatch from 'picomatch';
 import { selectLocalPaths } from '../../src/kb/local-files.ts';
+import { round, runStandalone, SectionBuilder } from './harness.ts';
 
 const args = process.argv.slice(2);
 const FILES = Number(args.includes('--files') ? args[args.indexOf('--files') + 1] : 50_000);
 const FOLDERS = 100;
 const HOSTILE = '*?*?*?*?*?*?*?*?*?*?*?*?*?*?#';
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-walk-'));
-process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
-const t0 = performance.now();
-for (let d = 0; d < FOLDERS; d++) {
-  const dir = path.join(root, `folder-${String(d).padStart(3, '0')}`);
-  fs.mkdirSync(dir);
-  for (let i = 0; i < FILES / FOLDERS; i++) fs.writeFileSync(path.join(dir, `${'report-quarterly-summary-'.repeat(6)}${i}.${i % 3 ? 'txt' : 'md'}`), '');
-}
-console.log(`${FILES} files in ${FOLDERS} folders (names of ~160 characters) made in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+await runStandalone(async () => {
+  const b = new SectionBuilder('folder-walk', 'Folder walk event-loop delay', { files: FILES, folders: FOLDERS });
+  const walks = b.table('Walks (event-loop delay sampled at 1 ms resolution)', ['walk', 'files selected', 'walk s', 'delay p50 ms', 'delay p99 ms', 'delay max ms']);
+  const before = b.table('The backtracking matcher used before (picomatch), one name', ['glob', 'name length', 'ms']);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-walk-'));
+  process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
+  const t0 = performance.now();
+  for (let d = 0; d < FOLDERS; d++) {
+    const dir = path.join(root, `folder-${String(d).padStart(3, '0')}`);
+    fs.mkdirSync(dir);
+    for (let i = 0; i < FILES / FOLDERS; i++) fs.writeFileSync(path.join(dir, `${'report-quarterly-summary-'.repeat(6)}${i}.${i % 3 ? 'txt' : 'md'}`), '');
+  }
+  b.note(`${FILES} files in ${FOLDERS} folders (names of ~160 characters) made in ${round((performance.now() - t0) / 1000, 1)} s.`);
 
-const q = (h: ReturnType<typeof monitorEventLoopDelay>, p: number) => (h.percentile(p) / 1e6).toFixed(1);
+  const q = (h: ReturnType<typeof monitorEventLoopDelay>, p: number) => round(h.percentile(p) / 1e6, 1);
 
-async function run(label: string, include: string[] | undefined): Promise<void> {
-  const h = monitorEventLoopDelay({ resolution: 1 });
-  h.enable();
-  const start = performance.now();
-  const sel = await selectLocalPaths([root], {
-    allowed: { dirs: [fs.realpathSync(root)], origin: 'ALLOWED_DIRS' },
-    ...(include ? { include } : {}),
-    maxBytes: 1 << 20,
-    maxFiles: 1_000_000,
-  });
-  const ms = performance.now() - start;
-  h.disable();
-  console.log(
-    `${label.padEnd(44)} ${String(sel.files.length).padStart(6)} files  walk ${(ms / 1000).toFixed(2)} s  ` +
-      `event-loop delay p50 ${q(h, 50)} ms  p99 ${q(h, 99)} ms  max ${(h.max / 1e6).toFixed(1)} ms`,
-  );
-}
+  async function run(label: string, include: string[] | undefined): Promise<void> {
+    const h = monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    const start = performance.now();
+    const sel = await selectLocalPaths([root], {
+      allowed: { dirs: [fs.realpathSync(root)], origin: 'ALLOWED_DIRS' },
+      ...(include ? { include } : {}),
+      maxBytes: 1 << 20,
+      maxFiles: 1_000_000,
+    });
+    const ms = performance.now() - start;
+    h.disable();
+    walks.rows.push([label, sel.files.length, round(ms / 1000, 2), q(h, 50), q(h, 99), round(h.max / 1e6, 1)]);
+  }
 
-await run('no glob', undefined);
-await run('no glob (again, warm)', undefined);
-await run('include **/*.md', ['**/*.md']);
-await run(`include ${HOSTILE}`, [HOSTILE]);
-await run('include *a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b', ['*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b']);
-await run('include 64 brace alternatives', ['{a,b}{c,d}{e,f}{r,g}{h,i}{j,k}*']);
+  await run('no glob', undefined);
+  await run('no glob (again, warm)', undefined);
+  await run('include **/*.md', ['**/*.md']);
+  await run(`include ${HOSTILE}`, [HOSTILE]);
+  await run('include *a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b', ['*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b']);
+  await run('include 64 brace alternatives', ['{a,b}{c,d}{e,f}{r,g}{h,i}{j,k}*']);
 
-// The matcher used before, on one name: each extra `*?` pair multiplies the time (6 pairs: minutes).
-const name = `${'report-quarterly-summary-'.repeat(6)}1.txt`;
-for (const pairs of [3, 4, 5]) {
-  const g = `${'*?'.repeat(pairs)}#`;
-  const m = picomatch(g, { dot: true });
-  const s = performance.now();
-  m(name);
-  console.log(`picomatch (backtracking RegExp) ${g.padEnd(20)} one ${name.length}-character name: ${(performance.now() - s).toFixed(1)} ms`);
-}
+  // The matcher used before, on one name: each extra `*?` pair multiplies the time (6 pairs: minutes).
+  const name = `${'report-quarterly-summary-'.repeat(6)}1.txt`;
+  for (const pairs of [3, 4, 5]) {
+    const g = `${'*?'.repeat(pairs)}#`;
+    const m = picomatch(g, { dot: true });
+    const s = performance.now();
+    m(name);
+    before.rows.push([g, name.length, round(performance.now() - s, 1)]);
+  }
+  return b.finish();
+});
