@@ -21,6 +21,8 @@ import { checkTenantRoom, DEFAULT_TENANT, type TenantLimits } from './tenant-sha
 import { isToolError, toolError } from '../errors.ts';
 import { errorText } from '../util/error-text.ts';
 import type { ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, SourceKind } from './types.ts';
+// The progress formula is the contract's, so the console draws the fractions the server reports.
+import { jobFraction } from '../contract/job-progress.ts';
 
 /** What a job was asked for beyond its items, kept beside its spool so a resumed job runs the same way. */
 export interface JobOptions {
@@ -101,32 +103,6 @@ export function newJobId(): string {
 
 export function isEnded(job: Pick<JobRecord, 'status'>): boolean {
   return ENDED.has(job.status);
-}
-
-/** 0-1 of one item, by stage (and by pages / chunks within extraction and embedding). */
-function itemFraction(item: JobItem): number {
-  const p = item.progress;
-  switch (item.stage) {
-    case 'queued':
-      return 0;
-    case 'downloading':
-      return 0.05;
-    case 'extracting':
-      return 0.1 + (p.pages_total ? 0.4 * ((p.pages_done ?? 0) / p.pages_total) : 0);
-    case 'chunking':
-      return 0.55;
-    case 'embedding':
-      return 0.6 + (p.chunks_total ? 0.35 * ((p.chunks_embedded ?? 0) / p.chunks_total) : 0);
-    case 'indexing':
-      return 0.97;
-    default:
-      return 1;
-  }
-}
-
-export function jobFraction(job: JobRecord): number {
-  if (job.items.length === 0) return 1;
-  return job.items.reduce((s, i) => s + itemFraction(i), 0) / job.items.length;
 }
 
 export function countsOf(items: JobItem[]): JobRecord['counts'] {

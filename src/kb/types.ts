@@ -9,27 +9,33 @@
  * (AUTOINCREMENT), which is also its label in the HNSW index and its slot key in BM25.
  */
 import type { ChunkContentType } from '../retrieval/types.ts';
+import type {
+  Chunk,
+  Collection,
+  CollectionHit,
+  CollectionSearchResult,
+  CollectionStats,
+  Confidence,
+  Document,
+  DocumentError,
+  DocumentStatus,
+  ItemProgress,
+  ItemStage,
+  Job,
+  JobEventWire,
+  JobItemWire,
+  JobStatus,
+  Page,
+  SourceKind,
+} from '../contract/kb-types.ts';
 
-/** Lowercase letters, digits, '-' and '_', starting with a letter or digit; 1-64 characters. */
-export const COLLECTION_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
+// The wire types live in src/contract (shared with the console); re-exported for the server's parts.
+export type { CollectionHit, CollectionSearchResult, CollectionStats, Confidence, DocumentError, DocumentStatus, ItemProgress, ItemStage, JobStatus, Page, SourceKind };
 
-export interface CollectionRecord {
-  id: number;
-  name: string;
-  description: string | null;
-  /**
-   * Bumped in the same transaction as every committed change to its chunks (replaceDocument,
-   * deleteDocument: what the indexes apply); pending rows, failures and skips leave it.
-   */
-  version: number;
-  /** The embedding model its dense index uses (fixed at its first embedded chunk), or null: lexical only. */
-  embedder: string | null;
-  dimension: number | null;
-  /** Chunk size in characters for every document of the collection; null: adaptive per format. */
-  chunk_size: number | null;
-  created_at: string;
-  updated_at: string;
-}
+export { COLLECTION_NAME_PATTERN } from '../contract/kb-schemas.ts';
+
+/** A collection's own record: the API's collection without its statistics. */
+export type CollectionRecord = Omit<Collection, 'stats'>;
 
 /** Bounds of a collection's chunk size (those of chunk_document's chunk_size). */
 export const MIN_CHUNK_SIZE = 100;
@@ -37,69 +43,11 @@ export const MIN_CHUNK_SIZE = 100;
 export const MAX_DESCRIPTION_CHARS = 2_000;
 export const MAX_CHUNK_SIZE = 5000;
 
-export interface CollectionStats {
-  documents: number;
-  documents_by_status: Record<DocumentStatus, number>;
-  chunks: number;
-  bytes: number;
-  pages: number;
-  languages: Record<string, number>;
-  types: Record<string, number>;
-}
+/** A document as the API answers it (src/contract/kb-schemas.ts). */
+export type DocumentRecord = Document;
 
-export type SourceKind = 'url' | 'upload' | 'path';
-
-/**
- * pending: added, not yet ingested; ready: its chunks are searchable; failed: the last attempt
- * failed (its previous version, if any, stays searchable and ready_version says so).
- */
-export type DocumentStatus = 'pending' | 'ready' | 'failed';
-
-export interface DocumentError {
-  code: string;
-  message: string;
-}
-
-export interface DocumentRecord {
-  id: string;
-  collection_id: number;
-  source: string;
-  source_kind: SourceKind;
-  /** Unique within the collection: the URL, 'path:' + realpath, or 'upload:' + file name. */
-  source_key: string;
-  filename: string | null;
-  content_sha256: string | null;
-  bytes: number | null;
-  type: string | null;
-  title: string | null;
-  pages: number | null;
-  language: string | null;
-  status: DocumentStatus;
-  error: DocumentError | null;
-  chunk_count: number;
-  /** How many versions of this source were committed. */
-  revision: number;
-  created_at: string;
-  updated_at: string;
-  ingested_at: string | null;
-}
-
-/** A chunk as stored: what chunk_document returns, with ids. */
-export interface ChunkRecord {
-  id: number;
-  document_id: string;
-  collection_id: number;
-  /** Position within its document (0-based). */
-  ord: number;
-  text: string;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string[];
-  char_start: number;
-  char_end: number;
-  importance: number;
-  content_type: ChunkContentType;
-}
+/** A chunk as the API answers it (src/contract/kb-schemas.ts). */
+export type ChunkRecord = Chunk;
 
 export type NewChunk = Omit<ChunkRecord, 'id' | 'document_id' | 'collection_id'>;
 
@@ -119,68 +67,17 @@ export interface CommitResult {
   superseded?: { read_seq: number; stored_read_seq: number };
 }
 
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'partial' | 'failed' | 'cancelled';
+/** A job item as the API answers it; merged with the server-only fields further down. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface, so the declaration below can merge into it
+export interface JobItem extends JobItemWire {}
 
-/** Where one document of a job stands. */
-export type ItemStage =
-  | 'queued'
-  | 'downloading'
-  | 'extracting'
-  | 'chunking'
-  | 'embedding'
-  | 'indexing'
-  | 'done'
-  | 'skipped'
-  | 'failed'
-  | 'cancelled';
-
-export interface ItemProgress {
-  pages_done: number | null;
-  pages_total: number | null;
-  chunks_embedded: number | null;
-  chunks_total: number | null;
-}
-
-export interface JobItem {
-  /** Position in the job (0-based). */
-  index: number;
-  source: string;
-  source_kind: SourceKind;
-  stage: ItemStage;
-  document_id: string | null;
-  /** skipped: why (e.g. 'unchanged'). */
-  note: string | null;
-  error: DocumentError | null;
-  progress: ItemProgress;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface JobRecord {
-  id: string;
-  collection: string;
-  status: JobStatus;
-  /** Set when the job ended without finishing (failed, cancelled, interrupted by a restart). */
-  reason: string | null;
+/** A job as the API answers it (its items with the server-only fields). */
+export interface JobRecord extends Omit<Job, 'items'> {
   items: JobItem[];
-  counts: { total: number; done: number; skipped: number; failed: number; cancelled: number };
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  /** Times the job was resumed after a restart. */
-  resumed: number;
 }
 
-/** A progress notice, as SSE events and MCP progress notifications relay it. */
-export interface JobEvent {
-  job_id: string;
-  /** 'progress' per stage change or progress tick, 'item' when a document ends, 'job' when the job ends. */
-  type: 'progress' | 'item' | 'job';
-  /** 0-1 over the whole job. */
-  fraction: number;
+export interface JobEvent extends Omit<JobEventWire, 'item'> {
   item?: JobItem;
-  job?: Pick<JobRecord, 'id' | 'status' | 'reason' | 'counts'>;
-  message: string;
 }
 
 // ---- The store (src/kb/kb-store.ts): synchronous better-sqlite3, every multi-row change in one transaction ----
@@ -193,13 +90,6 @@ export interface DocumentQuery {
   source_prefix?: string;
   type?: string;
   language?: string;
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-  /** Offset of the next page, or null at the end. */
-  next_offset: number | null;
 }
 
 /** What replaceDocument writes for one ingested version of a source. */
@@ -332,50 +222,6 @@ export interface CollectionSearchRequest {
   context?: 'none' | 'section' | 'neighbors';
   /** Characters of context per hit (default 2,000, at most 8,000). */
   context_chars?: number;
-}
-
-export type Confidence = 'high' | 'medium' | 'low' | 'none';
-
-export interface CollectionHit {
-  chunk_id: number;
-  document_id: string;
-  source: string;
-  title: string | null;
-  text: string;
-  score: number;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string[];
-  content_type: ChunkContentType;
-  importance_score: number;
-  chunk_index: number;
-  context?: { kind: 'section' | 'neighbors'; text: string; chunk_ids: number[]; truncated: boolean };
-}
-
-export interface CollectionSearchResult {
-  collection: string;
-  query: string;
-  results: CollectionHit[];
-  confidence: Confidence;
-  /** Plain words when nothing relevant was found, or why confidence is what it is. */
-  message: string;
-  total_chunks: number;
-  /** Chunks left after filters (null without filters). */
-  filtered_chunks: number | null;
-  retrieval: {
-    mode: 'lexical' | 'dense' | 'hybrid';
-    embedder: string | null;
-    reranker: 'used' | 'unavailable' | 'skipped' | 'failed';
-    reranker_model: string | null;
-    reason?: string;
-    reranker_reason?: string;
-    top_k: number;
-    candidates: number;
-  };
-  /** Documents of the collection that failed ingestion (their chunks, if any, are an older version). */
-  errors: Array<{ document_id: string; source: string; error: DocumentError }>;
-  timings_ms: Record<string, number>;
-  trace?: unknown;
 }
 
 export interface KnowledgeBaseApi {
