@@ -4,8 +4,8 @@
  * The collection's own indexes give the first-stage candidates (BM25 over every live chunk with
  * exact global statistics; HNSW when the collection has an embedder the model layer can load),
  * with the filters applied as an id predicate from the store. Only those few candidates are read
- * from SQLite, and the ranking core (src/retrieval/search.ts searchChunks) runs over them through
- * adapters that hand back the precomputed candidate lists at local positions; so RRF, the queued
+ * from SQLite, and the ranking core's rank() (src/retrieval/search.ts) runs over those candidate
+ * lists at local positions; so RRF, the queued
  * cross-encoder rerank, the diversity filter and the explain trace (with rank changes) are exactly
  * those of retrieve_chunks. Then each hit gets its document, optional reading context
  * (hit-context.ts) and the answer a confidence level (confidence.ts); 'none' returns no results
@@ -13,8 +13,8 @@
  */
 import { toolError } from '../errors.ts';
 import type { ScoredIndex } from '../retrieval/bm25.ts';
-import { DEFAULT_TOP_K, type ModelLayer } from '../retrieval/retrieval-service.ts';
-import { CANDIDATE_FACTOR, MIN_CANDIDATES, searchChunks, type DenseSearch, type LexicalSearch, type RetrievalMode } from '../retrieval/search.ts';
+import { DEFAULT_TOP_K, type ModelLayer } from '../retrieval/contracts.ts';
+import { candidateDepth, rank, type RetrievalMode } from '../retrieval/search.ts';
 import type { RerankOutcome } from '../retrieval/types.ts';
 import type { Analyzer } from '../retrieval/tokenizer.ts';
 import { assessConfidence, type QueryTerm } from './confidence.ts';
@@ -138,7 +138,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   const query = req.query.trim();
   if (!query) throw toolError('VALIDATION_ERROR', 'query must contain text');
   const topK = Math.min(COLLECTION_MAX_TOP_K, Math.max(1, Math.floor(req.top_k ?? DEFAULT_TOP_K)));
-  const n = Math.max(MIN_CANDIDATES, CANDIDATE_FACTOR * topK);
+  const n = candidateDepth(topK);
   const timings: Record<string, number> = {};
   const lexical = indexes.lexical;
   const total = lexical.size;
@@ -204,28 +204,22 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   const rows = store.getChunks(wanted);
   timings.fetch_ms = ms(t0);
   const pos = new Map<number, number>(rows.map((c, i) => [c.id, i]));
-  const local = (hits: IdHit[] | null): ScoredIndex[] => (hits ?? []).filter((h) => pos.has(h.id)).map((h) => ({ index: pos.get(h.id)!, score: h.score }));
-  const lexLocal = local(lexHits);
-  const denseLocal = local(denseHits);
-  const lexicalAdapter: LexicalSearch = {
-    search: (_q, k) => lexLocal.slice(0, k),
-    termIds: (i) => lexical.termIds(rows[i].id),
-  };
-  const denseAdapter: DenseSearch = { embedderId: embedder?.id ?? 'none', search: async (_q, k) => denseLocal.slice(0, k) };
-
-  const res = await searchChunks({
-    query,
-    chunks: rows,
-    lexical: lexicalAdapter,
-    dense: mode === 'lexical' ? null : denseAdapter,
-    mode,
-    topK,
-    candidates: n,
-    rerank,
-    ...(rerankAbsent ? { rerankAbsent } : {}),
-    explain: req.explain === true,
-    signal,
-  });
+  const local = (hits: IdHit[]): ScoredIndex[] => hits.filter((h) => pos.has(h.id)).map((h) => ({ index: pos.get(h.id)!, score: h.score }));
+  const res = await rank(
+    { lexical: lexHits ? local(lexHits) : null, dense: denseHits ? local(denseHits) : null },
+    {
+      query,
+      chunks: rows,
+      termIds: (i) => lexical.termIds(rows[i].id),
+      mode,
+      topK,
+      candidates: n,
+      rerank,
+      ...(rerankAbsent ? { rerankAbsent } : {}),
+      explain: req.explain === true,
+      signal,
+    },
+  );
   for (const k of ['fusion_ms', 'rerank_ms', 'diversity_ms'] as const) if (res.timings[k] !== undefined) timings[k] = res.timings[k]!;
 
   // Confidence from the first-stage scores and the top hit.

@@ -21,7 +21,7 @@ import type { CacheRegistry } from '../cache/cache-registry.ts';
 import type { Config } from '../config.ts';
 import type { DocumentService, FetchedDocument } from '../documents/document-service.ts';
 import { isToolError, toolError } from '../errors.ts';
-import type { ModelLayer } from '../retrieval/retrieval-service.ts';
+import type { ModelLayer } from '../retrieval/contracts.ts';
 import { chunkDocumentSliced } from '../retrieval/chunking.ts';
 import { passageOf } from '../retrieval/search.ts';
 import type { Chunk, Embedder } from '../retrieval/types.ts';

@@ -14,16 +14,29 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
-import type { Static } from 'typebox';
 import type { CacheRegistry, RetrieverEntry } from '../cache/cache-registry.ts';
 import type { CallContext, DocumentSource } from '../call-context.ts';
 import { isToolError, toolError, toPublicError } from '../errors.ts';
-import type { OcrRequest, ProcessedDocument } from '../extractors/shared/types.ts';
+import type { OcrRequest } from '../extractors/shared/types.ts';
 import { errorText } from '../util/error-text.ts';
 import { describeFsError, diskCondition, redactPaths } from '../util/fs-errors.ts';
 import { SingleFlight } from '../util/single-flight.ts';
 import type { Chunk, Embedder, RerankOutcome } from './types.ts';
-import type { RetrievedChunkSchema, RetrieveResultSchema } from './schemas.ts';
+import {
+  DEFAULT_TOP_K,
+  MAX_DOCUMENTS,
+  MAX_TOP_K,
+  type DiskState,
+  type DocumentAccess,
+  type DocumentFailure,
+  type FetchedFile,
+  type IndexPersistence,
+  type ModelLayer,
+  type PersistedIndex,
+  type RetrievedChunk,
+  type RetrieveRequest,
+  type RetrieveResult,
+} from './contracts.ts';
 import { chunkDocumentSliced } from './chunking.ts';
 import { Analyzer, type AnalyzerOptions } from './tokenizer.ts';
 import type { Bm25Index, Bm25Params, ScoredIndex } from './bm25.ts';
@@ -31,6 +44,7 @@ import { exactTopK } from './dense-exact.ts';
 import { mergeDense, mergeLexical, type Part } from './multi-index.ts';
 import {
   buildLexicalIndexSliced,
+  candidateDepth,
   passageOf,
   searchChunks,
   type DenseSearch,
@@ -43,81 +57,10 @@ import {
  * are rebuilt. 3: PDF tables, hyphen and OCR changes; Hangul bigrams (analyzer v2).
  */
 export const CHUNKER_VERSION = 3;
-export const MAX_TOP_K = 20;
-export const DEFAULT_TOP_K = 5;
-export const MAX_DOCUMENTS = 10;
 const EMBED_BATCH = 32;
 
-// ---- Seams to the document and model layers (structural: the real classes satisfy them) ----
-
-export interface FetchedFile {
-  url?: string;
-  sha256: string;
-  source: string;
-}
-
-export interface DocumentAccess {
-  fetch(source: DocumentSource, ctx: CallContext): Promise<FetchedFile>;
-  /**
-   * Detect and extract. `fetched` is what fetch() returned for this source in the same call; the
-   * loader uses it instead of fetching again (DocumentService takes its own FetchedDocument here).
-   */
-  load(
-    source: DocumentSource,
-    ctx: CallContext,
-    opts?: { fetched?: FetchedFile; ocr?: OcrRequest },
-  ): Promise<{ key: string; contentSha256: string; source: string; doc: ProcessedDocument }>;
-  /**
-   * The document cache's key part for these OCR choices ('' for the server's defaults). Without
-   * it, the raw request names the reading (explicit defaults then get a key of their own).
-   */
-  ocrKeySuffix?(ocr: OcrRequest | undefined): string;
-}
-
-/** The model layer (ModelManager): embedders by size or id, and a reranker that never throws. */
-export interface ModelLayer {
-  embedderFor(chunkCount: number): Embedder | null;
-  embedderById(id: string): Embedder | null;
-  denseUnavailableReason(): string | null;
-  rerank(query: string, passages: string[], signal?: AbortSignal): Promise<RerankOutcome>;
-  rerankerId(): string | null;
-  rerankerUnavailableReason(): string;
-}
-
-export interface PersistedIndex {
-  readonly chunks: Chunk[];
-  readonly meta: { embedderId: string | null; dimension: number | null };
-  readonly hasDense: boolean;
-  readonly approxBytes: number;
-  searchDense(queryVector: ArrayLike<number>, k: number): Array<{ chunkIndex: number; score: number }>;
-  close(): void;
-}
-
-/** The disk store (IndexStore). */
-export interface IndexPersistence {
-  /** A stored key with this suffix (same content and chunker under another URL), or null. */
-  findKeyBySuffix?(suffix: string): Promise<string | null>;
-  peekMeta(key: string): Promise<{ embedderId: string | null; dimension: number | null; contentSha256: string } | null>;
-  load(
-    key: string,
-    expect: { embedderId: string | null; dimension: number | null; contentSha256: string },
-    signal?: AbortSignal,
-  ): Promise<PersistedIndex | null>;
-  save(
-    key: string,
-    data: { chunks: Chunk[]; vectors?: Float32Array[]; embedderId: string | null; dimension: number | null; contentSha256: string },
-    signal?: AbortSignal,
-  ): Promise<PersistedIndex>;
-}
-
-/** What the service tells the disk health check (DiskHealth), and asks it before writing. */
-export interface DiskState {
-  /** The last known answer, without probing. */
-  readonly writable: boolean;
-  /** A fresh answer when the last one is stale (cheap: results are reused for seconds). */
-  check(): Promise<{ writable: boolean }>;
-  reportFailure(err: unknown): void;
-}
+// knowledge-base.ts still names ModelLayer through this module; everything else imports contracts.ts.
+export type { ModelLayer } from './contracts.ts';
 
 export interface RetrievalServiceDeps {
   documents: DocumentAccess;
@@ -177,21 +120,6 @@ export class DocumentIndex implements RetrieverEntry {
 
 // ---- Requests and results ----
 
-export interface RetrieveRequest {
-  sources: DocumentSource[];
-  query: string;
-  topK?: number;
-  mode?: RetrievalMode;
-  rerank?: boolean;
-  explain?: boolean;
-  /** OCR choices for every document of the call (scanned PDFs and images). */
-  ocr?: OcrRequest;
-}
-
-/** One result of retrieve_chunks; the wire schema (src/retrieval/schemas.ts) is the definition. */
-export type RetrievedChunk = Static<typeof RetrievedChunkSchema>;
-export type RetrieveResult = Static<typeof RetrieveResultSchema>;
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** `ocrPart` is the document cache's OCR key part ('' for the defaults, which keep the plain key). */
@@ -211,9 +139,6 @@ function rawOcrPart(ocr: OcrRequest | undefined): string {
   if (!ocr || (!ocr.mode && !ocr.languages && ocr.maxPages === undefined)) return '';
   return `:ocr=${ocr.mode ?? 'auto'}/${(ocr.languages ?? []).join('+')}/${ocr.maxPages ?? ''}`;
 }
-
-/** A document of a multi-document call that could not be searched. */
-export type DocumentFailure = { source: string; code: string; message: string };
 
 /** How a failed source is named in `errors`: its URL, or 'upload:' and the file name. */
 function sourceLabel(source: DocumentSource): string {
@@ -553,7 +478,7 @@ export class RetrievalService {
         ...(mode === 'lexical' && !req.mode ? { reason: `lexical: ${denseWhyNot}` } : {}),
         ...(res.reranker.reason ? { reranker_reason: this.publicText(res.reranker.reason) } : {}),
         top_k: topK,
-        candidates: Math.max(20, 3 * topK),
+        candidates: candidateDepth(topK),
         documents: docs.map((d) => ({
           source: d.index.source,
           document_type: d.index.documentType,

@@ -1,8 +1,11 @@
 /**
- * The ranking core shared by retrieve_chunks and the evaluation harness:
- *   lexical (BM25F) top-N and/or dense top-N -> Reciprocal Rank Fusion -> optional cross-encoder
- *   rerank -> diversity filter -> top_k,
- * with timings per stage and, on request, a per-stage trace of every candidate.
+ * The ranking core shared by retrieve_chunks, search_collection and the evaluation harness, in two
+ * parts:
+ *   firstStage: lexical (BM25F) top-N and/or dense top-N, each index type given the query;
+ *   rank(candidates): Reciprocal Rank Fusion -> optional cross-encoder rerank -> diversity filter
+ *     -> top_k, with timings per stage and, on request, a per-stage trace of every candidate.
+ * A caller whose first stage is its own (a collection, with filters and global ids) hands rank()
+ * the candidate lists it found; searchChunks runs both parts over one chunk list.
  */
 import type { Chunk, RerankOutcome, RerankStatus } from './types.ts';
 import { Bm25Index, type Bm25Params, type LexicalDoc, type ScoredIndex } from './bm25.ts';
@@ -13,8 +16,14 @@ import type { Analyzer } from './tokenizer.ts';
 export type RetrievalMode = 'lexical' | 'dense' | 'hybrid';
 export const RETRIEVAL_MODES: readonly RetrievalMode[] = ['lexical', 'dense', 'hybrid'];
 
+/** Candidate depth of each first stage: max(MIN_CANDIDATES, CANDIDATE_FACTOR x top_k). */
 export const MIN_CANDIDATES = 20;
 export const CANDIDATE_FACTOR = 3;
+
+/** The one place candidate depth is computed (every tool reports it as `retrieval.candidates`). */
+export function candidateDepth(topK: number): number {
+  return Math.max(MIN_CANDIDATES, CANDIDATE_FACTOR * Math.max(1, Math.floor(topK)));
+}
 
 /** Dense top-k over the same chunk list the lexical index was built from. */
 export interface DenseSearch {
@@ -138,13 +147,19 @@ export interface SearchResult {
 
 const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
-export async function searchChunks(req: SearchRequest): Promise<SearchResult> {
-  const tStart = performance.now();
-  const topK = Math.max(1, Math.floor(req.topK));
-  const n = Math.max(req.candidates ?? Math.max(MIN_CANDIDATES, CANDIDATE_FACTOR * topK), topK);
-  const timings: StageTimings = { total_ms: 0 };
-  if (req.mode !== 'lexical' && !req.dense) throw new Error(`mode ${req.mode} needs a dense index`);
+/** First-stage candidate lists, best first (null for an index type the mode does not use). */
+export interface Candidates {
+  lexical: ScoredIndex[] | null;
+  dense: ScoredIndex[] | null;
+}
 
+/** The first stage over one chunk list: each index type searched with the query, n deep. */
+export async function firstStage(
+  req: Pick<SearchRequest, 'query' | 'lexical' | 'dense' | 'mode' | 'signal'>,
+  n: number,
+  timings: StageTimings,
+): Promise<Candidates> {
+  if (req.mode !== 'lexical' && !req.dense) throw new Error(`mode ${req.mode} needs a dense index`);
   let lexical: ScoredIndex[] | null = null;
   let dense: ScoredIndex[] | null = null;
   if (req.mode !== 'dense') {
@@ -157,6 +172,48 @@ export async function searchChunks(req: SearchRequest): Promise<SearchResult> {
     dense = await req.dense!.search(req.query, n, req.signal);
     timings.dense_ms = ms(t0);
   }
+  return { lexical, dense };
+}
+
+/** What rank() needs besides the candidates: the passages (by position) and their term ids. */
+export interface RankRequest {
+  query: string;
+  chunks: ReadonlyArray<Pick<Chunk, 'text' | 'heading_path'>>;
+  /** Sorted distinct term hashes of the item at a position, for the diversity filter. */
+  termIds(index: number): Int32Array;
+  mode: RetrievalMode;
+  topK: number;
+  /** The depth the first stage searched (trace and fusion cut-off). */
+  candidates: number;
+  rerank?: RerankFn | null;
+  rerankAbsent?: SearchRequest['rerankAbsent'];
+  diversity?: number | false;
+  explain?: boolean;
+  signal?: AbortSignal;
+}
+
+export async function searchChunks(req: SearchRequest): Promise<SearchResult> {
+  const tStart = performance.now();
+  const topK = Math.max(1, Math.floor(req.topK));
+  const n = Math.max(req.candidates ?? candidateDepth(topK), topK);
+  const timings: StageTimings = { total_ms: 0 };
+  const found = await firstStage(req, n, timings);
+  const lexical = req.lexical;
+  const res = await rank(found, { ...req, termIds: (i) => lexical.termIds(i), topK, candidates: n }, timings);
+  res.timings.total_ms = ms(tStart);
+  return res;
+}
+
+/**
+ * Fusion, rerank, diversity and top_k over first-stage candidates (positions into req.chunks).
+ * Stage timings are added to `timings` (a first stage's are kept); total_ms covers rank() alone
+ * unless the caller sets it.
+ */
+export async function rank(found: Candidates, req: RankRequest, timings: StageTimings = { total_ms: 0 }): Promise<SearchResult> {
+  const tStart = performance.now();
+  const topK = Math.max(1, Math.floor(req.topK));
+  const n = Math.max(req.candidates, topK);
+  const { lexical, dense } = found;
 
   // First stage: fused list (a single list fuses to itself, keeping its own scores).
   const t0 = performance.now();
@@ -167,7 +224,7 @@ export async function searchChunks(req: SearchRequest): Promise<SearchResult> {
     fused = reciprocalRankFusion([dense.map((h) => h.index), lexical.map((h) => h.index)], RRF_K).slice(0, n);
     timings.fusion_ms = ms(t0);
   } else {
-    fused = (lexical ?? dense)!.slice(0, n);
+    fused = (lexical ?? dense ?? []).slice(0, n);
   }
 
   // Rerank the fused candidates.
@@ -199,7 +256,7 @@ export async function searchChunks(req: SearchRequest): Promise<SearchResult> {
   let dropped: Array<{ index: number; duplicateOf: number }> = [];
   if (threshold !== null) {
     const td = performance.now();
-    const out = diversify(order, (o) => req.lexical.termIds(o.index), topK, threshold);
+    const out = diversify(order, (o) => req.termIds(o.index), topK, threshold);
     kept = out.kept;
     dropped = out.dropped.map((d) => ({ index: d.item.index, duplicateOf: d.duplicateOf.index }));
     timings.diversity_ms = ms(td);
@@ -215,7 +272,7 @@ export async function searchChunks(req: SearchRequest): Promise<SearchResult> {
   }));
   timings.total_ms = ms(tStart);
   const result: SearchResult = { hits, mode: req.mode, reranker, timings };
-  if (req.explain) result.trace = buildTrace(req, order, hits, dropped, lexRank, denseRank, n, threshold, topK);
+  if (req.explain) result.trace = buildTrace(req.mode, order, hits, dropped, lexRank, denseRank, n, threshold, topK);
   return result;
 }
 
@@ -230,7 +287,7 @@ function rankMap(list: ScoredIndex[] | null): Map<number, { rank: number; score:
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
 
 function buildTrace(
-  req: SearchRequest,
+  mode: RetrievalMode,
   order: Array<{ index: number; score: number; fusedRank: number; rerankRank: number | null; rerankScore: number | null }>,
   hits: SearchHit[],
   dropped: Array<{ index: number; duplicateOf: number }>,
@@ -243,9 +300,9 @@ function buildTrace(
   const finalRank = new Map(hits.map((h, i) => [h.index, i + 1]));
   const dupOf = new Map(dropped.map((d) => [d.index, d.duplicateOf]));
   const stages = [
-    ...(req.mode !== 'dense' ? ['lexical'] : []),
-    ...(req.mode !== 'lexical' ? ['dense'] : []),
-    ...(req.mode === 'hybrid' ? ['fusion'] : []),
+    ...(mode !== 'dense' ? ['lexical'] : []),
+    ...(mode !== 'lexical' ? ['dense'] : []),
+    ...(mode === 'hybrid' ? ['fusion'] : []),
     ...(order.some((o) => o.rerankRank !== null) ? ['rerank'] : []),
     ...(threshold !== null ? ['diversity'] : []),
     'top_k',
@@ -263,7 +320,7 @@ function buildTrace(
         dense_rank: den?.rank ?? null,
         dense_score: den ? round(den.score) : null,
         fused_rank: o.fusedRank,
-        fused_score: round(req.mode === 'hybrid' ? rrfScore(lex?.rank, den?.rank) : (lex ?? den)?.score ?? 0),
+        fused_score: round(mode === 'hybrid' ? rrfScore(lex?.rank, den?.rank) : (lex ?? den)?.score ?? 0),
         rerank_rank: o.rerankRank,
         rerank_score: o.rerankScore === null ? null : round(o.rerankScore),
         rerank_delta: o.rerankRank === null ? null : o.fusedRank - o.rerankRank,
@@ -288,7 +345,7 @@ function buildTrace(
     else summary.unchanged++;
   });
   for (const o of order) if (o.fusedRank <= topK && !finalRank.has(o.index)) summary.dropped++;
-  return { stages, rrf_k: req.mode === 'hybrid' ? RRF_K : null, candidates_per_stage: n, diversity_threshold: threshold, candidates, summary };
+  return { stages, rrf_k: mode === 'hybrid' ? RRF_K : null, candidates_per_stage: n, diversity_threshold: threshold, candidates, summary };
 }
 
 function rrfScore(lexRank: number | undefined, denseRank: number | undefined): number {

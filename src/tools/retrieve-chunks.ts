@@ -11,7 +11,7 @@ import { SAMPLE_URLS } from './examples.ts';
 import { DocumentUrl, OcrFields, ocrRequestOf } from './schemas/documents.ts';
 import { toolError } from '../errors.ts';
 import { RetrievalModeSchema, RetrieveResultSchema } from '../retrieval/schemas.ts';
-import { DEFAULT_TOP_K, MAX_DOCUMENTS, MAX_TOP_K } from '../retrieval/retrieval-service.ts';
+import { DEFAULT_TOP_K, MAX_DOCUMENTS, MAX_TOP_K } from '../retrieval/contracts.ts';
 import type { DocumentSource } from '../call-context.ts';
 
 const Mode = RetrievalModeSchema;

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import type { DocumentSource } from '../../src/call-context.ts';
 import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
-import { RetrievalService, type DocumentAccess } from '../../src/retrieval/retrieval-service.ts';
+import { RetrievalService } from '../../src/retrieval/retrieval-service.ts';
+import type { DocumentAccess } from '../../src/retrieval/contracts.ts';
 
 t.test('entries are counted by their approxBytes and evicted past max bytes', async (t) => {
   const caches = new CacheRegistry({ ttlMs: 60_000, retrieverMaxBytes: 1000 });

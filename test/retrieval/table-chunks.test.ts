@@ -11,7 +11,8 @@ import { chunkDocument, chunkingProfile, indexTextOf, MAX_CHUNK_CHARS } from '..
 import { MAX_CELL_CHARS } from '../../src/retrieval/table-chunks.ts';
 import { buildLexicalIndex, searchChunks } from '../../src/retrieval/search.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
-import { RetrievalService, type DocumentAccess } from '../../src/retrieval/retrieval-service.ts';
+import { RetrievalService } from '../../src/retrieval/retrieval-service.ts';
+import type { DocumentAccess } from '../../src/retrieval/contracts.ts';
 import { CacheRegistry } from '../../src/cache/cache-registry.ts';
 import type { Chunk } from '../../src/retrieval/types.ts';
 import { buildLayoutXlsx, buildReportXlsx, salesRow, SALES_ROWS } from '../fixtures-gen/make-sheet-fixtures.ts';

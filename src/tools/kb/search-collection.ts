@@ -5,7 +5,7 @@
 import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
 import { ContentTypeSchema, RetrievalModeSchema } from '../../retrieval/schemas.ts';
-import { DEFAULT_TOP_K } from '../../retrieval/retrieval-service.ts';
+import { DEFAULT_TOP_K } from '../../retrieval/contracts.ts';
 import { COLLECTION_MAX_TOP_K } from '../../kb/collection-search.ts';
 import { CollectionName, DocumentId, SearchResultSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf, READ_ONLY } from './kb-access.ts';

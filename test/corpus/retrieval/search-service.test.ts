@@ -9,7 +9,8 @@ import { CacheRegistry } from '../../../src/cache/cache-registry.ts';
 import type { DocumentSource } from '../../../src/call-context.ts';
 import type { ProcessedDocument } from '../../../src/extractors/shared/types.ts';
 import { chunkDocument } from '../../../src/retrieval/chunking.ts';
-import { RetrievalService, type DocumentAccess } from '../../../src/retrieval/retrieval-service.ts';
+import { RetrievalService } from '../../../src/retrieval/retrieval-service.ts';
+import type { DocumentAccess } from '../../../src/retrieval/contracts.ts';
 import { readCorpusText } from '../data-dirs.ts';
 
 const md = readCorpusText('pdf/redp5110_sampled.pdf.expected.md');
