@@ -2,11 +2,14 @@
  * Which extractor a file goes to: magic bytes first, then Content-Type, then the extension of the
  * file name (Content-Disposition or URL path). Binary data of no supported kind is refused with
  * UNSUPPORTED_FORMAT rather than decoded into mojibake; text of no particular kind is plain text.
+ * The checks themselves belong to the formats (each folder's descriptor, in the order of
+ * src/extractors/registry.ts); what is here is the order of evidence and the refusals.
  */
 import { toolError } from '../errors.ts';
+import { MAGIC, TEXT_FORMATS, TEXT_SNIFFS } from '../extractors/registry.ts';
+import type { Evidence, TextEvidence } from '../extractors/shared/descriptor.ts';
 import type { DocumentKind } from '../extractors/shared/types.ts';
-import { sniffImageFormat } from '../extractors/shared/image-info.ts';
-import { bomOf, hasOle2Signature, hasZipSignature, type BomEncoding } from '../extractors/shared/signatures.ts';
+import { bomOf, hasOle2Signature, hasZipSignature, oleHasEntry, type BomEncoding } from '../extractors/shared/signatures.ts';
 import { ooxmlKind } from '../extractors/shared/zip.ts';
 import { extensionOf } from './filename.ts';
 import { FORMAT_BY_EXTENSION, FORMAT_BY_MEDIA_TYPE, FORMATS, type DetectedFormat } from './formats.ts';
@@ -44,43 +47,30 @@ export function formatFromFilename(filename: string | undefined): DetectedFormat
   return FORMAT_BY_EXTENSION.get(extensionOf(filename));
 }
 
-/** The image format named by the magic bytes, if any (the image extractor's own sniffer). */
-function imageMagic(b: Buffer): DetectedFormat | undefined {
-  const format = sniffImageFormat(b);
-  // "BM" alone is too weak (text can start with it); require a known DIB header size as well.
-  if (format === 'bmp') return b.length >= 26 && [12, 40, 52, 56, 64, 108, 124].includes(b.readUInt32LE(14)) ? 'bmp' : undefined;
-  return format ?? undefined;
+/** Which OOXML format a readable zip holds, read once however many formats ask. */
+function ooxmlOnce(b: Buffer): () => string | null {
+  let kind: string | null | undefined;
+  return () => (kind === undefined ? (kind = ooxmlKind(b)) : kind);
 }
 
-const utf16Name = (s: string) => Buffer.from(`${s}\0`, 'utf16le');
-
-/** What an OLE2 compound file holds, from its directory entry names. */
-function oleFormat(b: Buffer, hint: DetectedFormat | undefined): DetectedFormat {
-  if (b.includes(utf16Name('EncryptedPackage'))) {
-    throw toolError('PROCESSING_ERROR', 'The document is password-protected (encrypted Office file); remove the password and try again');
-  }
-  if (b.includes(utf16Name('Workbook')) || b.includes(utf16Name('Book'))) return 'xls';
-  if (b.includes(utf16Name('WordDocument'))) {
-    throw toolError('UNSUPPORTED_FORMAT', 'Legacy Word .doc files are not supported; save the document as DOCX or PDF');
-  }
-  if (b.includes(utf16Name('PowerPoint Document'))) {
-    throw toolError('UNSUPPORTED_FORMAT', 'Legacy PowerPoint .ppt files are not supported; save the presentation as PPTX or PDF');
-  }
-  if (hint === 'xls') return 'xls';
-  throw toolError('UNSUPPORTED_FORMAT', 'Unsupported format: an OLE2 compound file that is not an Excel workbook');
-}
-
-function zipFormat(b: Buffer, hint: DetectedFormat | undefined): DetectedFormat {
-  const kind = ooxmlKind(b);
-  if (kind) return kind;
-  // A zip whose content types could not be read: trust a declared OOXML type; the extractor
-  // gives the precise error if the file is damaged.
-  if (hint === 'docx' || hint === 'pptx' || hint === 'xlsx') return hint;
+/** A zip no format claimed. */
+function refuseZip(b: Buffer): never {
   const head = b.subarray(0, 256).toString('latin1');
   if (head.includes('mimetypeapplication/vnd.oasis.opendocument')) {
     throw toolError('UNSUPPORTED_FORMAT', 'OpenDocument files (ODT/ODS/ODP) are not supported; save as DOCX, XLSX, PPTX or PDF');
   }
   throw toolError('UNSUPPORTED_FORMAT', 'Unsupported format: a ZIP archive that is not a Word, PowerPoint or Excel document');
+}
+
+/** An OLE2 compound file no format claimed, named from its directory entries. */
+function refuseOle(b: Buffer): never {
+  if (oleHasEntry(b, 'WordDocument')) {
+    throw toolError('UNSUPPORTED_FORMAT', 'Legacy Word .doc files are not supported; save the document as DOCX or PDF');
+  }
+  if (oleHasEntry(b, 'PowerPoint Document')) {
+    throw toolError('UNSUPPORTED_FORMAT', 'Legacy PowerPoint .ppt files are not supported; save the presentation as PPTX or PDF');
+  }
+  throw toolError('UNSUPPORTED_FORMAT', 'Unsupported format: an OLE2 compound file that is not an Excel workbook');
 }
 
 type TextEncodingGuess = BomEncoding | 'none';
@@ -127,50 +117,6 @@ function sniffHead(b: Buffer, bom: TextEncodingGuess, bytes = 2048): string {
   return head.toString('latin1');
 }
 
-/** The WHATWG MIME-sniffing HTML signatures, after leading whitespace and comments. */
-export function looksLikeHtml(text: string): boolean {
-  let s = text.replace(/^\uFEFF/, '').trimStart();
-  if (/^<\?xml[^>]*\?>/i.test(s)) s = s.replace(/^<\?xml[^>]*\?>/i, '').trimStart();
-  while (s.startsWith('<!--')) {
-    const end = s.indexOf('-->');
-    if (end < 0) return false;
-    s = s.slice(end + 3).trimStart();
-  }
-  return /^<(!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p)[\s/>]/i.test(s);
-}
-
-/** Fields in one line, delimiters inside double quotes not counted. */
-function countFields(line: string, delim: string): number {
-  let n = 1;
-  let quoted = false;
-  for (const ch of line) {
-    if (ch === '"') quoted = !quoted;
-    else if (ch === delim && !quoted) n++;
-  }
-  return n;
-}
-
-/**
- * Whether text without any type hint is a delimited table: the first lines (up to 20) split into
- * mostly the same number (>= 2, or >= 3 for commas, which prose uses freely) of fields by one
- * delimiter.
- */
-export function looksLikeDelimited(text: string, complete = true): boolean {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  // The last line of a sniff window that cut the file short may be partial; leave it out.
-  const sample = lines.slice(0, Math.min(20, complete ? lines.length : lines.length - 1));
-  if (sample.length < 3) return false;
-  for (const [delim, minFields] of [['\t', 2], [';', 2], ['|', 2], [',', 3]] as const) {
-    const counts = sample.map((l) => countFields(l, delim));
-    const tally = new Map<number, number>();
-    for (const c of counts) tally.set(c, (tally.get(c) ?? 0) + 1);
-    const [mode, agreeing] = [...tally].sort((a, b) => b[1] - a[1])[0]!;
-    // A header that differs from the body (a title line, a short header) is tolerated.
-    if (mode >= minFields && agreeing / counts.length >= 0.75) return true;
-  }
-  return false;
-}
-
 /**
  * Decides the format. Throws UNSUPPORTED_FORMAT (or PROCESSING_ERROR for encrypted Office
  * files) when the bytes are none of the supported kinds.
@@ -182,11 +128,17 @@ export function detectType(input: DetectInput): DetectedType {
   const hint = fromType ?? fromName;
 
   if (b.length === 0) return result('empty', 'magic');
-  if (b.subarray(0, 1024).includes('%PDF-')) return result('pdf', 'magic');
-  if (hasZipSignature(b)) return result(zipFormat(b, hint), 'magic');
-  if (hasOle2Signature(b)) return result(oleFormat(b, hint), 'magic');
-  const image = imageMagic(b);
-  if (image) return result(image, 'magic');
+  // Encrypted OOXML is an OLE2 file holding the package: refused before any format looks at it.
+  if (hasOle2Signature(b) && oleHasEntry(b, 'EncryptedPackage')) {
+    throw toolError('PROCESSING_ERROR', 'The document is password-protected (encrypted Office file); remove the password and try again');
+  }
+  const evidence: Evidence = { bytes: b, fromType, fromName, hint, ooxml: ooxmlOnce(b) };
+  for (const magic of MAGIC) {
+    const format = magic(evidence);
+    if (format) return result(format, 'magic');
+  }
+  if (hasZipSignature(b)) refuseZip(b);
+  if (hasOle2Signature(b)) refuseOle(b);
 
   const bom: TextEncodingGuess = bomOf(b)?.encoding ?? 'none';
   if (bom === 'none' && !looksLikeText(b)) {
@@ -194,18 +146,19 @@ export function detectType(input: DetectInput): DetectedType {
     throw toolError('UNSUPPORTED_FORMAT', `Unsupported format: binary data of an unrecognised type${declared}`);
   }
 
-  // Text: HTML, CSV or plain. An explicit HTML type wins; an explicit non-HTML text type
-  // (a .csv or .txt file that happens to start with a tag) beats the sniff.
-  if (fromType === 'html') return result('html', 'content-type');
-  if (fromName === 'html' && (fromType === undefined || fromType === 'text')) return result('html', 'extension');
-  const explicitText = fromType === 'csv' || (fromType === undefined && (fromName === 'csv' || fromName === 'text'));
-  if (!explicitText && looksLikeHtml(sniffHead(b, bom))) return result('html', 'sniff');
-  if (fromType === 'csv') return result('csv', 'content-type');
-  if (fromName === 'csv' && (fromType === undefined || fromType === 'text' || fromType === 'xls')) return result('csv', 'extension');
-  // Some servers label CSV as application/vnd.ms-excel; text bytes cannot be a real .xls.
-  if (fromType === 'xls') return result('csv', 'content-type');
-  if (fromName === undefined && (fromType === undefined || fromType === 'text') && looksLikeDelimited(sniffHead(b, bom, 65_536), b.length <= 65_536)) {
-    return result('csv', 'sniff');
+  // Text: the text formats claim it by rank (HTML, CSV); what none claims is plain text.
+  const heads = new Map<number, string>();
+  const text: TextEvidence = {
+    ...evidence,
+    genericType: fromType === undefined || fromType === 'text',
+    namesOtherText: (format) =>
+      fromType !== undefined ? fromType !== 'text' && fromType !== format && TEXT_FORMATS.has(fromType) : fromName !== undefined && fromName !== format && TEXT_FORMATS.has(fromName),
+    head: (bytes = 2048) => heads.get(bytes) ?? heads.set(bytes, sniffHead(b, bom, bytes)).get(bytes)!,
+    complete: (bytes) => b.length <= bytes,
+  };
+  for (const sniff of TEXT_SNIFFS) {
+    const claim = sniff.claim(text);
+    if (claim) return result(claim.format, claim.by);
   }
   return result('text', fromType === 'text' ? 'content-type' : fromName === 'text' ? 'extension' : 'sniff');
 }

@@ -1,28 +1,14 @@
 /**
- * One extractor per document kind. Each is loaded on first use: the heavy parsers (pdf.js,
- * jsdom, SheetJS, tesseract) cost start-up time and memory only when a file of that kind arrives.
+ * One extractor per document kind, from the format table (src/extractors/registry.ts). Each is
+ * loaded on first use: the heavy parsers (pdf.js, jsdom, SheetJS, tesseract) cost start-up time
+ * and memory only when a file of that kind arrives.
  */
-import type { DocumentKind, ExtractInput, ProcessedDocument } from '../extractors/shared/types.ts';
-import type { OcrPool } from '../extractors/ocr/ocr-pool.ts';
+import { EXTRACTORS } from '../extractors/registry.ts';
+import type { Extractor } from '../extractors/shared/descriptor.ts';
+import type { DocumentKind } from '../extractors/shared/types.ts';
 
-export interface ExtractorDeps {
-  ocr: OcrPool;
-}
-
-export type Extractor = (input: ExtractInput, deps: ExtractorDeps) => Promise<ProcessedDocument> | ProcessedDocument;
+export type { Extractor, ExtractorDeps } from '../extractors/shared/descriptor.ts';
 
 export type ExtractorTable = Record<DocumentKind, Extractor>;
 
-const spreadsheet: Extractor = async (input) => (await import('../extractors/spreadsheet/spreadsheet.ts')).extractSpreadsheet(input);
-
-export const DEFAULT_EXTRACTORS: Readonly<ExtractorTable> = Object.freeze({
-  pdf: async (input, deps) => (await import('../extractors/pdf/pdf.ts')).extractPdf(input, deps),
-  image: async (input, deps) => (await import('../extractors/image/image.ts')).extractImage(input, deps),
-  docx: async (input) => (await import('../extractors/docx/docx.ts')).extractDocx(input),
-  pptx: async (input) => (await import('../extractors/pptx/pptx.ts')).extractPptx(input),
-  xlsx: spreadsheet,
-  xls: spreadsheet,
-  csv: async (input) => (await import('../extractors/csv/csv.ts')).extractCsv(input),
-  html: async (input) => (await import('../extractors/html/html.ts')).extractHtml(input, { baseUrl: input.sourceUrl }),
-  text: async (input) => (await import('../extractors/text/text.ts')).extractText(input),
-});
+export const DEFAULT_EXTRACTORS: Readonly<ExtractorTable> = EXTRACTORS;

@@ -19,7 +19,9 @@
  * once (chunkDocument) or a 100 MB one in time slices that keep the event loop answering and stop
  * when the call is aborted (chunkDocumentSliced). Nothing here is quadratic in the input.
  */
-import type { PageSpan, ProcessedDocument } from '../extractors/shared/types.ts';
+import { CHUNK_PROFILES } from '../extractors/registry.ts';
+import { DEFAULT_CHUNKING } from '../extractors/shared/chunk-profile.ts';
+import type { DocumentKind, PageSpan, ProcessedDocument } from '../extractors/shared/types.ts';
 import type { Chunk } from './types.ts';
 import { contentType, importanceScore } from './chunk-importance.ts';
 import { planSpreadsheet, renderSpreadsheet, type SpreadsheetPlan } from './table-chunks.ts';
@@ -46,22 +48,11 @@ export interface ChunkOptions {
   overlap?: number;
 }
 
-const SENTENCE = ['. ', '? ', '! ', '; ', ', ', ' ', ''];
-const HEADINGS = ['\n# ', '\n## ', '\n### ', '\n#### '];
-
-const BASE: Record<string, { size: number; overlap: number; separators: readonly string[] }> = {
-  pdf: { size: 1500, overlap: 300, separators: ['\n\n', '\n', ...SENTENCE] },
-  pptx: { size: 800, overlap: 150, separators: ['\n--- Slide ', '\n\n', '\n', ...SENTENCE] },
-  xlsx: { size: 1200, overlap: 200, separators: ['\n\n', '\n', ' | ', ' ', ''] },
-  xls: { size: 1200, overlap: 200, separators: ['\n\n', '\n', ' | ', ' ', ''] },
-  csv: { size: 1200, overlap: 200, separators: ['\n\n', '\n', ' | ', ' ', ''] },
-  docx: { size: 1500, overlap: 300, separators: [...HEADINGS, '\n\n', '\n', ...SENTENCE] },
-  html: { size: 1500, overlap: 300, separators: [...HEADINGS, '\n\n', '\n', ...SENTENCE] },
-  default: { size: 1200, overlap: 250, separators: [...HEADINGS, '\n\n', '\n', ...SENTENCE] },
-};
+/** Each kind's base profile, from its format's descriptor (src/extractors/<format>/index.ts). */
+const BASE: Readonly<Record<DocumentKind, ChunkingProfile>> = CHUNK_PROFILES;
 
 export function chunkingProfile(kind: string, contentLength: number, opts: ChunkOptions = {}): ChunkingProfile {
-  const base = BASE[kind] ?? BASE.default;
+  const base = BASE[kind as DocumentKind] ?? DEFAULT_CHUNKING;
   let size = base.size;
   let overlap = base.overlap;
   if (contentLength > 100_000) {

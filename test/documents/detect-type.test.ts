@@ -1,5 +1,7 @@
 import t from 'tap';
-import { detectType, looksLikeDelimited, looksLikeHtml, looksLikeText } from '../../src/documents/detect-type.ts';
+import { detectType, looksLikeText } from '../../src/documents/detect-type.ts';
+import { looksLikeDelimited } from '../../src/extractors/csv/sniff-csv.ts';
+import { looksLikeHtml } from '../../src/extractors/html/sniff-html.ts';
 import { filenameFromDisposition, filenameFromUrl } from '../../src/documents/filename.ts';
 import { buildZip, makeSampleDocx, makeSamplePptx } from '../fixtures-gen/make-office-fixtures.ts';
 import {

@@ -18,6 +18,9 @@ export const OLE2_SIGNATURE: readonly number[] = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 
 export const hasZipSignature = (b: Uint8Array): boolean => ZIP_SIGNATURES.some((sig) => startsWith(b, sig));
 export const hasOle2Signature = (b: Uint8Array): boolean => startsWith(b, OLE2_SIGNATURE);
 
+/** Whether an OLE2 compound file names a directory entry (a stream or storage) `name`, at any depth. */
+export const oleHasEntry = (b: Buffer, name: string): boolean => b.includes(Buffer.from(`${name}\0`, 'utf16le'));
+
 export type BomEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'utf-32le' | 'utf-32be';
 
 /** Byte-order marks, longest first: the UTF-32LE mark begins with the UTF-16LE one. */

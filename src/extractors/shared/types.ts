@@ -4,7 +4,16 @@
  */
 import type { ExtractLimits } from './limits.ts';
 
-export type DocumentKind = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'xls' | 'csv' | 'image' | 'html' | 'text';
+/**
+ * The kinds extractors read, one key each. Every format folder adds its own kinds beside its
+ * descriptor (`declare module '../shared/types.ts' { interface DocumentKinds { ... } }`), so a kind
+ * is written once, in its folder; registry.ts fails to compile unless the declared kinds and the
+ * registered ones are the same. (A union here would make a new format touch this file too; a type
+ * derived from the registry would close an import cycle through this module.)
+ */
+export interface DocumentKinds {}
+
+export type DocumentKind = keyof DocumentKinds & string;
 
 export interface PageSpan {
   /** 1-based page, slide or sheet number. */
