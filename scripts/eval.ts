@@ -1,6 +1,7 @@
 /**
  * npm run eval -- --corpus F --queries F --qrels F --mode lexical|dense|hybrid [--rerank]
  *                 [--embedder ID] [--dataset DIR --split train]
+ *                 [--via index|collection [--as md|txt]]   (collection: through ingestion and search_collection)
  * Prints ONE JSON line: {ndcg_at_10, recall_at_100, mrr_at_10, hit_at_5, queries, seconds, mode, ...}.
  * On failure prints {error, code} to stderr and exits non-zero (MODEL_UNAVAILABLE: exit 3).
  *
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
       'join-hyphen': { type: 'boolean', default: false },
       grams: { type: 'string' },
       languages: { type: 'boolean', default: false },
+      via: { type: 'string', default: 'index' },
+      as: { type: 'string', default: 'md' },
       diversity: { type: 'string' },
       limit: { type: 'string' },
     },
@@ -71,6 +74,14 @@ async function main(): Promise<void> {
   if (fields !== undefined && !['bm25f', 'concat', 'body'].includes(fields)) throw toolError('VALIDATION_ERROR', '--fields must be bm25f, concat or body');
   const diversity = values.diversity === undefined ? undefined : values.diversity === 'off' ? false : num(values.diversity, 'diversity');
 
+  if (values.via === 'collection') {
+    if (values.as !== 'md' && values.as !== 'txt') throw toolError('VALIDATION_ERROR', '--as must be md or txt');
+    const { runCollectionEval } = await import('./eval-collection.ts');
+    const result = await runCollectionEval({ corpus, queries, qrels, mode, rerank: values.rerank, as: values.as, limit: num(values.limit, 'limit') });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  if (values.via !== 'index') throw toolError('VALIDATION_ERROR', '--via must be index or collection');
   const config = loadConfig();
   const models = await resolveEvalModels(config, { mode, embedderId: values.embedder, rerank: values.rerank });
   try {

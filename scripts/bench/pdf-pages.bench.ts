@@ -15,32 +15,35 @@ import { makeManyPagePdf } from '../../test/fixtures-gen/make-many-page-pdf.ts';
 import { extractPdf } from '../../src/extractors/pdf/pdf.ts';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import { DEFAULT_PDF_MAX_PAGES } from '../../src/extractors/pdf/pdf-page-limit.ts';
+import { round, runStandalone, SectionBuilder } from './harness.ts';
 
-const pages = Number(process.env.PDF_BENCH_PAGES ?? 100_000);
-const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'pdf-pages-bench-'));
-const pool = new OcrPool({ size: 1, cacheDir });
+await runStandalone(async () => {
+  const pages = Number(process.env.PDF_BENCH_PAGES ?? 100_000);
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'pdf-pages-bench-'));
+  const pool = new OcrPool({ size: 1, cacheDir });
 
-const variants: Array<[string, (n: number) => string]> = [
-  ['text line', (n) => `Page ${n} of the long register, one line of generated text`],
-  ['short line', (n) => `p${n}`],
-];
-console.log(`pages  variant      MB     bounded (${DEFAULT_PDF_MAX_PAGES} pages) ms  pages_read  unbounded, 1 s signal: stopped after ms`);
-for (const [name, text] of variants) {
-  const bytes = makeManyPagePdf(pages, text);
-  let t0 = performance.now();
-  const doc = await extractPdf({ bytes, signal: new AbortController().signal }, { ocr: pool });
-  const boundedMs = performance.now() - t0;
-  t0 = performance.now();
-  let outcome = 'finished';
-  try {
-    await extractPdf({ bytes, pdfMaxPages: pages, signal: AbortSignal.timeout(1000) }, { ocr: pool });
-  } catch (err) {
-    outcome = (err as { code?: string }).code ?? 'error';
+  const variants: Array<[string, (n: number) => string]> = [
+    ['text line', (n) => `Page ${n} of the long register, one line of generated text`],
+    ['short line', (n) => `p${n}`],
+  ];
+  const b = new SectionBuilder('pdf-pages', 'PDF page bound on a 100,000-page PDF', { pages, pdf_max_pages: DEFAULT_PDF_MAX_PAGES });
+  const table = b.table(`A ${pages}-page PDF, extracted in process`, ['variant', 'MB', `bounded (${DEFAULT_PDF_MAX_PAGES} pages) ms`, 'pages read', 'unbounded under a 1 s signal: stopped after ms', 'outcome']);
+  for (const [name, text] of variants) {
+    const bytes = makeManyPagePdf(pages, text);
+    let t0 = performance.now();
+    const doc = await extractPdf({ bytes, signal: new AbortController().signal }, { ocr: pool });
+    const boundedMs = performance.now() - t0;
+    t0 = performance.now();
+    let outcome = 'finished';
+    try {
+      await extractPdf({ bytes, pdfMaxPages: pages, signal: AbortSignal.timeout(1000) }, { ocr: pool });
+    } catch (err) {
+      outcome = (err as { code?: string }).code ?? 'error';
+    }
+    const stopMs = performance.now() - t0;
+    table.rows.push([name, round(bytes.length / 1e6, 1), round(boundedMs, 0), Number(doc.metadata.pages_read ?? pages), round(stopMs, 0), outcome]);
   }
-  const stopMs = performance.now() - t0;
-  console.log(
-    `${String(pages).padEnd(6)} ${name.padEnd(12)} ${(bytes.length / 1e6).toFixed(1).padStart(5)}  ${boundedMs.toFixed(0).padStart(24)}  ${String(doc.metadata.pages_read ?? pages).padStart(10)}  ${stopMs.toFixed(0).padStart(10)} (${outcome})`,
-  );
-}
-await pool.close();
-rmSync(cacheDir, { recursive: true, force: true });
+  await pool.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+  return b.finish();
+});

@@ -35,7 +35,7 @@ export const BENCHMARKS: Benchmark[] = [
   { name: 'event-loop', file: 'event-loop.bench.ts', title: 'Event-loop lag while chunking big documents', what: 'one-go vs time-sliced chunking and indexing, in process and over HTTP', report: 'output', },
   { name: 'scan-memory', file: 'scan-memory.bench.ts', title: 'Memory of OCR on 600-dpi scans', what: 'peak RSS and s/page of OCR on 4 and 35-page scans', report: 'output', },
   { name: 'ocr', file: 'ocr.bench.ts', title: 'OCR vs the tesseract CLI', what: 's/image, word recall and order vs tesseract', report: 'output', needs: 'tesseract-ocr (Debian) as the peer' },
-  { name: 'pdf-pages', file: 'pdf-pages.bench.ts', title: 'PDF page bound on a 100,000-page PDF', what: 'PDF_MAX_PAGES and the abort of the page loop', report: 'output', },
+  { name: 'pdf-pages', file: 'pdf-pages.bench.ts', title: 'PDF page bound on a 100,000-page PDF', what: 'PDF_MAX_PAGES and the abort of the page loop', report: 'section', },
   { name: 'pdf-tables', file: 'pdf-tables.bench.ts', title: 'Cost of PDF table detection', what: 'text layer, ruling-line walk and layout per page', report: 'section', needs: '../shared/corpus' },
   { name: 'sheet-budget', file: 'sheet-budget.bench.ts', title: 'Workbook cell pre-count', what: 'the cell budget pre-count beside the whole XLSX extraction', report: 'section', },
   // Knowledge base.
