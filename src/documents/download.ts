@@ -12,7 +12,7 @@ import { isToolError, toolError, type ToolError } from '../errors.ts';
 import type { DownloadedFile } from '../cache/cache-registry.ts';
 import { createAddressPolicy, type AddressPolicy } from './address-policy.ts';
 import { createGuardedLookup, isAddressDeniedError, systemResolveAll, type ResolveAll } from './guarded-lookup.ts';
-import { bypassesAddressCheck, checkRequestUrl } from './url-policy.ts';
+import { allowedHostsHint, bypassesAddressCheck, checkRequestUrl } from './url-policy.ts';
 import { filenameFromDisposition, filenameFromUrl } from './filename.ts';
 import { abortError } from '../util/abort.ts';
 import { BodyTooLargeError, declaredLength, readBounded } from '../util/read-bounded.ts';
@@ -280,7 +280,7 @@ export class Downloader {
     if (signal.aborted) return downloadAborted(signal);
     if (isToolError(err) || err instanceof RetryableFailure) return err;
     const denied = findAddressDenial(err);
-    if (denied) return toolError('URL_NOT_ALLOWED', `URL not allowed: ${denied.message}`);
+    if (denied) return toolError('URL_NOT_ALLOWED', `URL not allowed: ${denied.message}${allowedHostsHint(url)}`);
     const code = errorCode(err);
     const what = code ? `${code}${CODE_TEXT[code] ? ` (${CODE_TEXT[code]})` : ''}` : (err as Error)?.message ?? String(err);
     const failure = toolError('DOWNLOAD_ERROR', `Network error contacting ${url.host}: ${what}`, err);

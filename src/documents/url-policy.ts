@@ -54,6 +54,16 @@ export function bypassesAddressCheck(url: URL, policy: AddressPolicy): boolean {
 }
 
 /**
+ * The end of a refusal for a private or loopback address: the ALLOWED_HOSTS entry that would let
+ * this URL's host and port through, so a user serving files on their own machine knows the fix.
+ */
+export function allowedHostsHint(url: URL): string {
+  const host = urlHost(url);
+  const entry = `${isIP(host) === 6 ? `[${host}]` : host}:${effectivePort(url)}`;
+  return `; to allow it, start the server with ALLOWED_HOSTS=${entry} (or ALLOW_PRIVATE_NETWORKS=true for every private address)`;
+}
+
+/**
  * Full pre-connection check of one hop: form rules plus, for IP-literal hosts, the address rule.
  * Hostnames are checked later, at connection time, on every address they resolve to.
  */
@@ -63,7 +73,7 @@ export function checkRequestUrl(raw: string, policy: AddressPolicy): URL {
   const host = urlHost(url);
   if (isIP(host) !== 0) {
     const denial = policy.addressDenial(host);
-    if (denial) throw toolError('URL_NOT_ALLOWED', `URL not allowed: ${denial}`);
+    if (denial) throw toolError('URL_NOT_ALLOWED', `URL not allowed: ${denial}${allowedHostsHint(url)}`);
   }
   return url;
 }
