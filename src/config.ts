@@ -8,6 +8,7 @@ import path from 'node:path';
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { KeyFileError, readKeyFile } from './auth/key-file.ts';
+import { allowedHostProblem } from './documents/address-policy.ts';
 
 const Bool = (def: boolean) => Type.Boolean({ default: def });
 const Int = (def: number, min: number, max: number) => Type.Integer({ default: def, minimum: min, maximum: max });
@@ -237,6 +238,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if (err instanceof KeyFileError) throw new ConfigError('API_KEYS_FILE', `is wrong: ${err.message}`);
       throw err;
     }
+  }
+  for (const entry of list(value.ALLOWED_HOSTS)) {
+    // An entry the address policy cannot read would be dropped there, and the host stay refused.
+    const problem = allowedHostProblem(entry);
+    if (problem) throw new ConfigError('ALLOWED_HOSTS', `entry ${JSON.stringify(entry)} ${problem} (accepted: host, host:port, IPv4[:port], [IPv6][:port], comma-separated)`);
   }
   const dataDir = path.resolve(value.DATA_DIR);
   const allowedDirs = resolveAllowedDirs(value.ALLOWED_DIRS);

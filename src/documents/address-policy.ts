@@ -181,7 +181,34 @@ export interface AllowedHost {
   port?: number;
 }
 
-/** Parses "host", "host:port", "[v6]", "[v6]:port" (and a bare IPv6 address). */
+const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
+
+/** A DNS name (letters, digits, `-`, `_`; labels up to 63 characters) or an IPv4 address. */
+function isHostName(host: string): boolean {
+  if (host.length === 0 || host.length > 253) return false;
+  const labels = host.split('.');
+  // All-numeric names are IPv4 addresses or nothing ("999.1.1.1", "1.2.3").
+  if (labels.every((l) => /^\d+$/.test(l))) return parseIpv4(host) !== null;
+  return labels.every((l) => LABEL.test(l));
+}
+
+/**
+ * Why an ALLOWED_HOSTS entry is not one this server understands, or null when it is. Accepted:
+ * "host", "host:port", an IPv4 address with or without a port, "[v6]", "[v6]:port" and a bare
+ * IPv6 address. Ranges and wildcards are not supported: ALLOW_PRIVATE_NETWORKS opens them all.
+ */
+export function allowedHostProblem(entry: string): string | null {
+  const e = entry.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(e)) return 'is a URL; write only host or host:port (e.g. 127.0.0.1:8080)';
+  if (e.includes('/')) return 'is a range; CIDR ranges are not supported: list each host[:port], or set ALLOW_PRIVATE_NETWORKS=true';
+  if (e.includes('*')) return 'has a wildcard; wildcards are not supported: list each host[:port], or set ALLOW_PRIVATE_NETWORKS=true';
+  const port = /:(\d+)$/.exec(e)?.[1];
+  if (port !== undefined && isIP(e) !== 6 && (Number(port) < 1 || Number(port) > 65535)) return 'has a port outside 1-65535';
+  if (parseAllowedHost(e) === null) return 'is not a host name, IP address, host:port or [IPv6]:port';
+  return null;
+}
+
+/** Parses "host", "host:port", "[v6]", "[v6]:port" (and a bare IPv6 address); null for anything else. */
 export function parseAllowedHost(entry: string): AllowedHost | null {
   const e = entry.trim().toLowerCase();
   if (!e) return null;
@@ -199,6 +226,7 @@ export function parseAllowedHost(entry: string): AllowedHost | null {
     host = m[1]!;
     port = m[2];
   }
+  if (bracket ? isIP(host) !== 6 : isIP(host) === 0 && !isHostName(host.replace(/\.$/, ''))) return null;
   host = normaliseHost(host);
   if (port === undefined) return { host };
   const p = Number(port);
