@@ -93,6 +93,14 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
     description: 'STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which.',
     example: 'Could not clear the stored indexes: the data folder is on a read-only file system (DATA_DIR)',
   },
+  NATIVE_ADDON_MISMATCH: {
+    description:
+      'NATIVE_ADDON_MISMATCH: a native addon the call needs (better-sqlite3, for the knowledge base) was built for another Node.js version than the one ' +
+      'running the server; the message names both versions and the fix: run `npm rebuild` with the Node.js that starts the server. /health says so.',
+    example:
+      'better-sqlite3 (needed by the knowledge base) was built for Node.js 20 (NODE_MODULE_VERSION 115), but the server runs on Node.js v22.23.3 (NODE_MODULE_VERSION 127). ' +
+      "Fix: run `npm rebuild` in the server's folder with the Node.js that starts the server (v22.23.3 here), or start the server with Node.js 20.",
+  },
   OVERLOADED: {
     description:
       'OVERLOADED: every extraction slot is busy (EXTRACT_CONCURRENCY children, or MAX_MEMORY_MB reserved at EXTRACT_MEMORY_MB each) and EXTRACT_QUEUE_MAX calls already wait. Retry later.',

@@ -22,6 +22,11 @@ export const ERROR_STATUS = {
   MODEL_UNAVAILABLE: 503,
   /** DATA_DIR cannot be written (full, read-only, no permission): an operation that needs the disk. */
   STORAGE_UNAVAILABLE: 503,
+  /**
+   * A native addon (better-sqlite3) was built for another Node.js than the one running the server:
+   * the message names both and the fix (`npm rebuild` with the Node.js that starts the server).
+   */
+  NATIVE_ADDON_MISMATCH: 503,
   /** Extraction is at capacity (EXTRACT_CONCURRENCY or MAX_MEMORY_MB) and its queue is full: retry later. */
   OVERLOADED: 503,
   /** Rate limits cannot be checked (REDIS_URL unreachable) and REDIS_FAILURE_MODE=closed: retry later. */

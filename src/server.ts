@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { armHardExit } from './hard-exit.ts';
 import { createLogger } from './logger.ts';
+import { probeNativeAddons } from './native-addons.ts';
 import { PACKAGE_INFO } from './package-info.ts';
 import { PROJECT_ROOT } from './project-root.ts';
 import { redactRedisUrl, RedisStartupError } from './redis/redis-errors.ts';
@@ -309,6 +310,12 @@ export async function main(argv: string[]): Promise<void> {
     throw err;
   }
   if (cli.reload) return runWithReload(argv);
+  // Before any transport: one plain line per addon built for another Node.js (an Inspector run
+  // with `npx -p node@22`), with the fix. The server still starts: the per-document tools work
+  // and the knowledge base answers NATIVE_ADDON_MISMATCH with the same text.
+  if (cluster.isPrimary) {
+    for (const problem of probeNativeAddons()) process.stderr.write(`rag-document-server: ${problem.code}: ${problem.message}\n`);
+  }
   if (config.MCP_TRANSPORT === 'stdio') {
     if (cli.workers > 1) fail(`--workers applies to the http transport only (MCP_TRANSPORT is stdio)\n\n${USAGE}`);
     return runStdioServer(config);

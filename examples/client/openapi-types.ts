@@ -589,7 +589,7 @@ export interface components {
             /** @description What went wrong, for people */
             error: string;
             /** @description Stable error code */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "URL_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "CONFIRMATION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "PROCESSING_ERROR" | "RATE_LIMITED" | "INTERNAL_ERROR" | "DOWNLOAD_ERROR" | "MODEL_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "OVERLOADED" | "RATE_LIMIT_UNAVAILABLE" | "QUEUE_UNAVAILABLE" | "SHUTTING_DOWN" | "TIMEOUT";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "URL_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "CONFIRMATION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "PROCESSING_ERROR" | "RATE_LIMITED" | "INTERNAL_ERROR" | "DOWNLOAD_ERROR" | "MODEL_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "NATIVE_ADDON_MISMATCH" | "OVERLOADED" | "RATE_LIMIT_UNAVAILABLE" | "QUEUE_UNAVAILABLE" | "SHUTTING_DOWN" | "TIMEOUT";
             /** @description The x-request-id of the call */
             request_id: string;
         };
@@ -713,6 +713,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description MODEL_UNAVAILABLE: a model the call needs is not available (the OCR engine, or an embedding model for mode "dense" or "hybrid"). NATIVE_ADDON_MISMATCH: a native addon the call needs (better-sqlite3, for the knowledge base) was built for another Node.js version than the one running the server; the message names both versions and the fix: run `npm rebuild` with the Node.js that starts the server. /health says so. RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
+        MODEL_UNAVAILABLE_OR_NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
+            headers: {
+                /** @description Seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description MODEL_UNAVAILABLE: a model the call needs is not available (the OCR engine, or an embedding model for mode "dense" or "hybrid"). OVERLOADED: every extraction slot is busy (EXTRACT_CONCURRENCY children, or MAX_MEMORY_MB reserved at EXTRACT_MEMORY_MB each) and EXTRACT_QUEUE_MAX calls already wait. Retry later. RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. */
         MODEL_UNAVAILABLE_OR_OVERLOADED_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN: {
             headers: {
@@ -724,8 +735,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description MODEL_UNAVAILABLE: a model the call needs is not available (the OCR engine, or an embedding model for mode "dense" or "hybrid"). RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
-        MODEL_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
+        /** @description NATIVE_ADDON_MISMATCH: a native addon the call needs (better-sqlite3, for the knowledge base) was built for another Node.js version than the one running the server; the message names both versions and the fix: run `npm rebuild` with the Node.js that starts the server. /health says so. OVERLOADED: every extraction slot is busy (EXTRACT_CONCURRENCY children, or MAX_MEMORY_MB reserved at EXTRACT_MEMORY_MB each) and EXTRACT_QUEUE_MAX calls already wait. Retry later. QUEUE_UNAVAILABLE: ingestion jobs go through the queue in Redis (REDIS_URL), which cannot be reached, so no job was taken; searches and reads still work. Retry when Redis is back; /health says so. RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
+        NATIVE_ADDON_MISMATCH_OR_OVERLOADED_OR_QUEUE_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
             headers: {
                 /** @description Seconds to wait before retrying */
                 "Retry-After"?: number;
@@ -735,8 +746,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description OVERLOADED: every extraction slot is busy (EXTRACT_CONCURRENCY children, or MAX_MEMORY_MB reserved at EXTRACT_MEMORY_MB each) and EXTRACT_QUEUE_MAX calls already wait. Retry later. QUEUE_UNAVAILABLE: ingestion jobs go through the queue in Redis (REDIS_URL), which cannot be reached, so no job was taken; searches and reads still work. Retry when Redis is back; /health says so. RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
-        OVERLOADED_OR_QUEUE_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
+        /** @description NATIVE_ADDON_MISMATCH: a native addon the call needs (better-sqlite3, for the knowledge base) was built for another Node.js version than the one running the server; the message names both versions and the fix: run `npm rebuild` with the Node.js that starts the server. /health says so. RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
+        NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
             headers: {
                 /** @description Seconds to wait before retrying */
                 "Retry-After"?: number;
@@ -759,17 +770,6 @@ export interface components {
         };
         /** @description RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. */
         RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN: {
-            headers: {
-                /** @description Seconds to wait before retrying */
-                "Retry-After"?: number;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorBody"];
-            };
-        };
-        /** @description RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
-        RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
             headers: {
                 /** @description Seconds to wait before retrying */
                 "Retry-After"?: number;
@@ -1190,7 +1190,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1263,7 +1263,7 @@ export interface operations {
             415: components["responses"]["UNSUPPORTED_FORMAT"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1325,7 +1325,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1365,7 +1365,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1444,7 +1444,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1625,7 +1625,7 @@ export interface operations {
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
             502: components["responses"]["DOWNLOAD_ERROR"];
-            503: components["responses"]["OVERLOADED_OR_QUEUE_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_OVERLOADED_OR_QUEUE_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1694,7 +1694,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1737,7 +1737,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1798,7 +1798,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -1876,7 +1876,7 @@ export interface operations {
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
             502: components["responses"]["DOWNLOAD_ERROR"];
-            503: components["responses"]["OVERLOADED_OR_QUEUE_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_OVERLOADED_OR_QUEUE_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -2004,7 +2004,7 @@ export interface operations {
             415: components["responses"]["UNSUPPORTED_FORMAT"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["MODEL_UNAVAILABLE_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["MODEL_UNAVAILABLE_OR_NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -2074,7 +2074,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -2158,7 +2158,7 @@ export interface operations {
             404: components["responses"]["NOT_FOUND"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };
@@ -2231,7 +2231,7 @@ export interface operations {
             415: components["responses"]["UNSUPPORTED_FORMAT"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };

@@ -22,6 +22,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
 import { describeFsError } from '../util/fs-errors.ts';
+import { nativeAddonError } from '../native-addons.ts';
 
 export type KbDatabase = Database.Database;
 
@@ -39,7 +40,14 @@ export interface OpenKbDatabaseOptions {
    * shutdown leaves nothing to find (SQLite still reports any corrupt page it meets later).
    */
   integrityCheck?: 'after-crash' | 'quick' | 'none';
+  /**
+   * Opens the connection; better-sqlite3's constructor by default. Tests only: one that throws as
+   * a better-sqlite3 built for another Node.js does (NATIVE_ADDON_MISMATCH).
+   */
+  openDatabase?: (file: string, options: Database.Options) => KbDatabase;
 }
+
+const openWithBetterSqlite = (file: string, options: Database.Options): KbDatabase => new Database(file, options);
 
 /** The meta row that tells whether the file was closed cleanly ('clean') or is in use ('running'). */
 const SHUTDOWN_KEY = 'shutdown';
@@ -277,7 +285,8 @@ function fileSize(file: string): number | null {
  * Opens (creating when absent) `dir/kb.sqlite` with WAL, synchronous=NORMAL, foreign keys and a
  * busy timeout, checks it can take writes and runs quick_check (by default after an unclean
  * shutdown only). Throws
- * STORAGE_UNAVAILABLE with the reason otherwise; the handle is closed on every failure.
+ * STORAGE_UNAVAILABLE with the reason otherwise (NATIVE_ADDON_MISMATCH when better-sqlite3 was
+ * built for another Node.js); the handle is closed on every failure.
  */
 export function openKbDatabase(dir: string, opts: OpenKbDatabaseOptions = {}): KbDatabase {
   try {
@@ -292,9 +301,10 @@ export function openKbDatabase(dir: string, opts: OpenKbDatabaseOptions = {}): K
   if (marked && fileSize(path.join(dir, KB_DB_FILE)) === 0) throw emptyDatabaseError('0 bytes');
   let db: KbDatabase;
   try {
-    db = new Database(path.join(dir, KB_DB_FILE), { timeout: BUSY_TIMEOUT_MS });
+    db = (opts.openDatabase ?? openWithBetterSqlite)(path.join(dir, KB_DB_FILE), { timeout: BUSY_TIMEOUT_MS });
   } catch (err) {
-    throw kbStorageError('cannot be opened', err);
+    // better-sqlite3 loads its binary here: built for another Node.js, it is not a storage fault.
+    throw nativeAddonError('better-sqlite3', 'the knowledge base', err) ?? kbStorageError('cannot be opened', err);
   }
   try {
     // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).

@@ -10,7 +10,10 @@ export function kbOf(ctx: Pick<ToolContext, 'services'>): KnowledgeBaseApi {
   return ctx.services.kb;
 }
 
-/** What every knowledge-base tool can answer beyond the generic codes. */
-export const KB_ERRORS: readonly ErrorCode[] = ['NOT_FOUND', 'STORAGE_UNAVAILABLE'];
+/**
+ * What every knowledge-base tool can answer beyond the generic codes. NATIVE_ADDON_MISMATCH: its
+ * SQLite addon was built for another Node.js (src/native-addons.ts).
+ */
+export const KB_ERRORS: readonly ErrorCode[] = ['NOT_FOUND', 'STORAGE_UNAVAILABLE', 'NATIVE_ADDON_MISMATCH'];
 
 export const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
