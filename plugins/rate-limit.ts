@@ -1,7 +1,10 @@
 /**
  * Rate limits (@fastify/rate-limit stores): RATE_LIMIT_RPM tool calls per minute per client — its
  * API key when it presents a valid one, else its IP — and a global cap of 5x that for all clients.
- * RATE_LIMIT_RPM=0 turns them off (with a warning when bound to a non-loopback address).
+ * RATE_LIMIT_RPM=0 turns them off (with a warning when bound to a non-loopback address). Left
+ * unset on a loopback bind without API keys, it is LOOPBACK_RATE_LIMIT_RPM (6,000; src/config.ts
+ * decides): one developer's scripts on their own machine should not meet a limit meant for a
+ * shared server, and that start says so in the log.
  *
  * Authentication comes before budgets. With API_KEYS set, a request without a valid key is
  * answered 401 by plugins/auth.ts (an onRequest hook) and never reaches the tool-call budgets,
@@ -104,6 +107,12 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
       );
     }
     return;
+  }
+  if (config.rateLimitSource === 'loopback-default') {
+    app.log.info(
+      { event: 'rate_limit.loopback_default', rpm: config.RATE_LIMIT_RPM },
+      `rate limit: ${config.RATE_LIMIT_RPM} calls per minute per client, the default of a loopback bind without API keys (set RATE_LIMIT_RPM to choose another)`,
+    );
   }
   // global: false — no per-route hooks; the limiters below are applied by hand. With Redis, its
   // store; skipOnError stays off so that a failure reaches onStoreError (REDIS_FAILURE_MODE).

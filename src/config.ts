@@ -9,6 +9,7 @@ import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
 import { KeyFileError, readKeyFile } from './auth/key-file.ts';
 import { allowedHostProblem } from './documents/address-policy.ts';
+import { isLoopbackHost } from './loopback.ts';
 
 const Bool = (def: boolean) => Type.Boolean({ default: def });
 const Int = (def: number, min: number, max: number) => Type.Integer({ default: def, minimum: min, maximum: max });
@@ -18,7 +19,10 @@ export const ConfigSchema = Type.Object({
   PORT: Int(8000, 0, 65535),
   /** http: REST + MCP at /mcp; stdio: MCP on stdin/stdout, no port. The --transport flag wins. */
   MCP_TRANSPORT: Type.Union([Type.Literal('http'), Type.Literal('stdio')], { default: 'http' }),
-  /** Tool calls per minute per client key (API key, else IP); global cap is 5x. 0 turns rate limiting off. */
+  /**
+   * Tool calls per minute per client key (API key, else IP); global cap is 5x. 0 turns rate limiting
+   * off. Unset on a loopback bind without API keys: LOOPBACK_RATE_LIMIT_RPM (see loadConfig).
+   */
   RATE_LIMIT_RPM: Int(60, 0, 1_000_000),
   /** Bytes that may wait for one SSE/MCP stream reader (queued events plus its socket buffer); past it the reader is dropped. */
   STREAM_BUFFER_BYTES: Int(1024 * 1024, 4096, 1024 * 1024 * 1024),
@@ -135,6 +139,11 @@ export const ConfigSchema = Type.Object({
 export type RawConfig = Static<typeof ConfigSchema>;
 
 export interface Config extends RawConfig {
+  /**
+   * Where RATE_LIMIT_RPM came from: set explicitly, the default (60), or the higher default of a
+   * loopback bind without API keys (LOOPBACK_RATE_LIMIT_RPM).
+   */
+  rateLimitSource: 'explicit' | 'default' | 'loopback-default';
   apiKeys: string[];
   allowedHosts: string[];
   allowedOrigins: string[];
@@ -152,6 +161,14 @@ export interface Config extends RawConfig {
   /** ALLOWED_DIRS, each resolved with realpath at start-up; empty: local files are off. */
   allowedDirs: string[];
 }
+
+/**
+ * RATE_LIMIT_RPM when it is not set, the server binds only to loopback and no API keys are
+ * configured: then every caller is a program of the machine's own user (one developer's scripts,
+ * an agent, the console), for whom 60 calls a minute is a wall rather than a safeguard. Still a
+ * limit, so a runaway loop is slowed, not served without end. Any other bind keeps 60.
+ */
+export const LOOPBACK_RATE_LIMIT_RPM = 6_000;
 
 /** Names from the original server accepted as aliases of the canonical variables. */
 const ALIASES: Record<string, keyof RawConfig> = {
@@ -246,11 +263,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const dataDir = path.resolve(value.DATA_DIR);
   const allowedDirs = resolveAllowedDirs(value.ALLOWED_DIRS);
+  const apiKeys = list(value.API_KEYS);
+  const rateLimitSource: Config['rateLimitSource'] =
+    given.RATE_LIMIT_RPM !== undefined ? 'explicit' : isLoopbackHost(value.HOST) && apiKeys.length === 0 && value.API_KEYS_FILE === '' ? 'loopback-default' : 'default';
   return Object.freeze({
     ...value,
+    RATE_LIMIT_RPM: rateLimitSource === 'loopback-default' ? LOOPBACK_RATE_LIMIT_RPM : value.RATE_LIMIT_RPM,
+    rateLimitSource,
     extractConcurrency: value.EXTRACT_CONCURRENCY || Math.max(2, Math.min(8, os.availableParallelism())),
     maxMemoryMb: value.MAX_MEMORY_MB || Math.max(value.EXTRACT_MEMORY_MB, Math.min(16_384, Math.floor(os.totalmem() / 2 / 1024 / 1024))),
-    apiKeys: list(value.API_KEYS),
+    apiKeys,
     // Resolved once, so SIGHUP reloads the same file whatever the working folder is by then.
     API_KEYS_FILE: value.API_KEYS_FILE ? path.resolve(value.API_KEYS_FILE) : '',
     allowedHosts: list(value.ALLOWED_HOSTS).map((h) => h.toLowerCase()),
