@@ -64,9 +64,12 @@ export async function runCollectionEval(opts: CollectionEvalOptions): Promise<Re
     const ingestMs = performance.now() - ingestStarted;
     const all = [];
     let distinct = 0;
+    const confidence: Record<string, number> = {};
     const searchStarted = performance.now();
     for (const q of queries) {
-      const res = await kb.search(name, { query: q.text, top_k: DEPTH, mode: opts.mode, rerank: opts.rerank }, { signal: new AbortController().signal });
+      // min_confidence 'none': an evaluation ranks every query (by default a 'none' answer has no results).
+      const res = await kb.search(name, { query: q.text, top_k: DEPTH, mode: opts.mode, rerank: opts.rerank, min_confidence: 'none' }, { signal: new AbortController().signal });
+      confidence[res.confidence] = (confidence[res.confidence] ?? 0) + 1;
       const ranked: string[] = [];
       const seen = new Set<string>();
       for (const h of res.results) {
@@ -87,6 +90,7 @@ export async function runCollectionEval(opts: CollectionEvalOptions): Promise<Re
       mode: opts.mode,
       documents: docs.length,
       job: { status: done.status, ...done.counts },
+      confidence,
       distinct_documents_per_query: Math.round((distinct / Math.max(1, queries.length)) * 10) / 10,
       ingest_ms: Math.round(ingestMs),
       query_ms_mean: Math.round(((performance.now() - searchStarted) / Math.max(1, queries.length)) * 1000) / 1000,

@@ -48,7 +48,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setImmediate as yieldTurn, setTimeout as sleep } from 'node:timers/promises';
 import { toolError } from '../errors.ts';
-import { Analyzer } from '../retrieval/tokenizer.ts';
+import { Analyzer, SERVER_ANALYZER } from '../retrieval/tokenizer.ts';
 import type { HnswParams } from '../retrieval/store/hnsw.ts';
 import { errorText } from '../util/error-text.ts';
 import { CollectionLexicalIndex, type LexicalChunk } from './lexical-index.ts';
@@ -188,7 +188,7 @@ export class CollectionIndexes {
     opts: CollectionIndexesOptions = {},
   ): Promise<CollectionIndexes> {
     const started = performance.now();
-    const analyzer = opts.analyzer ?? new Analyzer();
+    const analyzer = opts.analyzer ?? new Analyzer(SERVER_ANALYZER);
     const sync = catchUpStore(store);
     const databaseId = store.databaseId?.() ?? null;
     let loaded = await loadSnapshot(dir, collection, databaseId, analyzer, opts.hnsw, opts.signal, sync !== null);
@@ -239,7 +239,7 @@ export class CollectionIndexes {
     const lexical = new CollectionLexicalIndex(analyzer);
     let batch: LexicalChunk[] = [];
     for (const c of store.iterateChunks(collection.id, REBUILD_BATCH)) {
-      batch.push({ id: c.id, text: c.text, heading_path: c.heading_path });
+      batch.push({ id: c.id, text: c.text, heading_path: c.heading_path, language: c.language });
       if (batch.length === REBUILD_BATCH) {
         await lexical.addSliced(batch, opts.signal);
         batch = [];
@@ -396,7 +396,7 @@ export class CollectionIndexes {
       // makes the next check run again.
       const rows = store.getChunks(ids);
       await this.lex.addSliced(
-        rows.map((c) => ({ id: c.id, text: c.text, heading_path: c.heading_path })),
+        rows.map((c) => ({ id: c.id, text: c.text, heading_path: c.heading_path, language: c.language })),
         signal,
       );
       addedCount += rows.length;

@@ -14,6 +14,7 @@
 import { toolError } from '../errors.ts';
 import type { ScoredIndex } from '../retrieval/bm25.ts';
 import { DEFAULT_TOP_K, type ModelLayer } from '../retrieval/contracts.ts';
+import { queryLanguage } from '../retrieval/query-language.ts';
 import { candidateDepth, rank, type RetrievalMode } from '../retrieval/search.ts';
 import type { RerankOutcome } from '../retrieval/types.ts';
 import type { Analyzer } from '../retrieval/tokenizer.ts';
@@ -24,6 +25,10 @@ import type { CollectionHit, CollectionRecord, CollectionSearchRequest, Collecti
 /** Results per search: default 5 (as retrieve_chunks), at most 50. */
 /** Up to 100, so an evaluation can measure Recall@100 through the API (retrieve_chunks stops at 20). */
 export const COLLECTION_MAX_TOP_K = 100;
+/** group_by document: chunks ranked per document wanted (documents of a collection average ~1-3 chunks in the top). */
+const GROUP_CHUNKS_PER_DOCUMENT = 3;
+const GROUP_MAX_CHUNKS = 400;
+const LEVEL_ORDER = ['none', 'low', 'medium', 'high'] as const;
 /** Failed documents listed in `errors` at most. */
 const MAX_LISTED_ERRORS = 50;
 
@@ -34,7 +39,7 @@ type IdHit = { id: number; score: number };
 export interface CollectionLexicalSearch {
   readonly size: number;
   readonly analyzer: Analyzer;
-  search(query: string, k: number, filter?: IdFilter): IdHit[];
+  search(query: string, k: number, filter?: IdFilter, language?: string): IdHit[];
   /** Sorted distinct FNV-1a term hashes of a chunk (as Bm25Index.termIds). */
   termIds(id: number): Int32Array;
   /** Live chunks containing an analyzed term (confidence weighs query terms by idf). */
@@ -48,7 +53,7 @@ export interface CollectionDenseSearch {
 
 export interface CollectionSearchDeps {
   collection: CollectionRecord;
-  store: Pick<KbStoreApi, 'getChunks' | 'documentChunks' | 'chunkIdsWhere' | 'getDocument' | 'listDocuments'>;
+  store: Pick<KbStoreApi, 'getChunks' | 'documentChunks' | 'chunkIdsWhere' | 'getDocument' | 'listDocuments' | 'documentLanguages'>;
   indexes: { lexical: CollectionLexicalSearch; dense: CollectionDenseSearch | null };
   models: ModelLayer | null;
   /** Rewrites client-visible reasons (e.g. redacting paths); identity by default. */
@@ -80,14 +85,14 @@ function sortedHas(a: Int32Array, x: number): boolean {
 }
 
 /** The query's distinct analyzed terms with df and idf over the whole collection (BM25's idf). */
-export function queryTerms(lexical: CollectionLexicalSearch, query: string): QueryTerm[] {
+export function queryTerms(lexical: CollectionLexicalSearch, query: string, language?: string): QueryTerm[] {
   const n = lexical.size;
   const out: QueryTerm[] = [];
   const seen = new Set<string>();
   // Word by word, so each term knows the word it came from ("invoices", not the stem "invoic").
   for (const raw of query.split(/\s+/)) {
     const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-    for (const term of lexical.analyzer.tokenize(raw)) {
+    for (const term of lexical.analyzer.tokenize(raw, language)) {
       if (seen.has(term)) continue;
       seen.add(term);
       const df = lexical.docFreq(term);
@@ -127,6 +132,25 @@ function filterIds(deps: CollectionSearchDeps, filters: NonNullable<CollectionSe
   return ids;
 }
 
+/** Documents per language by (collection, version): a commit is what changes them. */
+const languageCaches = new WeakMap<object, Map<string, Record<string, number>>>();
+const LANGUAGE_CACHE_ENTRIES = 64;
+
+function documentLanguages(deps: CollectionSearchDeps): Record<string, number> {
+  const { collection, store } = deps;
+  if (!store.documentLanguages) return {};
+  const key = `${collection.id}:${collection.created_at}:${collection.version}`;
+  let cache = languageCaches.get(store);
+  if (!cache) languageCaches.set(store, (cache = new Map()));
+  let hit = cache.get(key);
+  if (!hit) {
+    hit = store.documentLanguages(collection.id);
+    cache.set(key, hit);
+    if (cache.size > LANGUAGE_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  }
+  return hit;
+}
+
 function hasFilters(f: CollectionSearchRequest['filters']): f is NonNullable<CollectionSearchRequest['filters']> {
   return !!f && Object.values(f).some((v) => v !== undefined);
 }
@@ -138,7 +162,10 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   const query = req.query.trim();
   if (!query) throw toolError('VALIDATION_ERROR', 'query must contain text');
   const topK = Math.min(COLLECTION_MAX_TOP_K, Math.max(1, Math.floor(req.top_k ?? DEFAULT_TOP_K)));
-  const n = candidateDepth(topK);
+  // By document: rank enough chunks that top_k distinct documents survive the grouping.
+  const byDocument = req.group_by === 'document';
+  const rankTopK = byDocument ? Math.min(GROUP_MAX_CHUNKS, topK * GROUP_CHUNKS_PER_DOCUMENT) : topK;
+  const n = candidateDepth(rankTopK);
   const timings: Record<string, number> = {};
   const lexical = indexes.lexical;
   const total = lexical.size;
@@ -177,13 +204,16 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
     timings.filter_ms = ms(t0);
   }
 
+  // The query's language (its rules must meet the chunks' own); see query-language.ts.
+  const language = mode !== 'dense' && lexical.analyzer.options.languages ? queryLanguage(query, documentLanguages(deps)) : undefined;
+
   // First stage over the collection.
   let lexHits: IdHit[] | null = null;
   let denseHits: IdHit[] | null = null;
   const searchable = total > 0 && filtered !== 0;
   if (mode !== 'dense') {
     const t0 = performance.now();
-    lexHits = searchable ? lexical.search(query, n, filter) : [];
+    lexHits = searchable ? lexical.search(query, n, filter, language) : [];
     timings.lexical_ms = ms(t0);
   }
   if (mode !== 'lexical') {
@@ -212,7 +242,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
       chunks: rows,
       termIds: (i) => lexical.termIds(rows[i].id),
       mode,
-      topK,
+      topK: rankTopK,
       candidates: n,
       rerank,
       ...(rerankAbsent ? { rerankAbsent } : {}),
@@ -228,7 +258,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   let terms: QueryTerm[] = [];
   let topHasTerm: boolean[] = [];
   if (lexHits) {
-    terms = queryTerms(lexical, query);
+    terms = queryTerms(lexical, query, language);
     const topTerms = top ? lexical.termIds(top.id) : new Int32Array(0);
     topHasTerm = terms.map((t) => sortedHas(topTerms, termHash(t.term)));
   }
@@ -237,7 +267,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
     query,
     hits: res.hits.length,
     filtered: filtered !== null,
-    lexical: lexHits ? { candidates: lexHits.length, scores: lexHits.map((h) => h.score), terms, topHasTerm } : null,
+    lexical: lexHits ? { candidates: lexHits.length, scores: lexHits.map((h) => h.score), terms, topHasTerm, size: total } : null,
     dense: denseHits ? { topScore: denseHits[0]?.score ?? null } : null,
     rerank: res.reranker.status === 'used' && res.hits[0] ? { topLogit: res.hits[0].score } : null,
   });
@@ -252,7 +282,21 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
     if (!docs.has(id)) docs.set(id, store.getDocument(collection.id, id));
     return docs.get(id)!;
   };
-  const kept = assessed.confidence === 'none' ? [] : res.hits;
+  const floor = LEVEL_ORDER.indexOf(req.min_confidence ?? 'low');
+  let kept = LEVEL_ORDER.indexOf(assessed.confidence) >= floor ? res.hits : [];
+  if (byDocument) {
+    const seenDocs = new Set<string>();
+    kept = kept.filter((h) => {
+      const d = rows[h.index].document_id;
+      if (seenDocs.has(d)) return false;
+      seenDocs.add(d);
+      return true;
+    });
+  }
+  kept = kept.slice(0, topK);
+  if (assessed.confidence !== 'none' && LEVEL_ORDER.indexOf(assessed.confidence) < floor && res.hits.length > 0) {
+    message = `${message} No results are returned: min_confidence is ${req.min_confidence}.`;
+  }
   const tx = performance.now();
   const reader = req.context && req.context !== 'none' ? new ContextReader(store) : null;
   const budget = contextBudget(req.context_chars);

@@ -8,9 +8,12 @@
  * - coverage: the share of the query's distinct analyzed terms (stop words gone, stemmed) that the
  *   top hit contains, each weighted by its idf over the collection. A term no chunk contains has
  *   df 0 and so the largest idf: made-up or absent words weigh most, common words least.
- * - gap: 1 - median / top over the lexical first-stage scores (the median of the candidates other
- *   than the top one; 1 when the top one is the only candidate): how far the best BM25 match stands
- *   out from the rest.
+ * - mass: the idf the top hit matches, in units of the largest idf the collection can give (a term
+ *   in no chunk, log(1 + (N + 0.5) / 0.5)). Coverage alone cannot tell "what is the capital of
+ *   australia" (two common words matched, 100% of a light query) from a real question; mass says
+ *   how much rare vocabulary the match rests on: ~1 is one rare word, 2.5 several.
+ *   Character-trigram terms (other languages) are left out of both: a word counts once.
+ * - gap: 1 - median / top over the lexical first-stage scores (reported in the trace).
  * - dense: the cosine of the best dense candidate (L2-normalised embeddings).
  * - rerank: the cross-encoder logit of the top hit (ms-marco cross-encoders: > 0 usually relevant).
  *
@@ -22,20 +25,34 @@
  * 4. Reranked: top logit >= RERANK_HIGH -> high; >= 0 -> medium; otherwise low, except under
  *    RERANK_NONE with coverage under COVERAGE_MEDIUM (the model and the words both say no) -> none
  * 5. Otherwise the better of the lexical level and the dense level:
- *    lexical: coverage >= COVERAGE_HIGH and gap >= GAP_HIGH -> high; coverage >= COVERAGE_MEDIUM
- *             -> medium (also a full-coverage top hit that does not stand out); else low.
+ *    lexical: coverage < COVERAGE_NONE or mass < MASS_NONE -> none;
+ *             coverage >= COVERAGE_HIGH and mass >= MASS_HIGH -> high;
+ *             (under MASS_MIN_CHUNKS chunks mass is not read, and high needs gap >= GAP_HIGH)
+ *             coverage >= COVERAGE_MEDIUM -> medium; else low.
  *    dense:   cosine >= DENSE_HIGH -> high; >= DENSE_MEDIUM -> medium; >= DENSE_FLOOR -> low.
- * 'none' means the search returns no results; the message says so in plain words.
  *
- * The thresholds are round numbers checked on generated collections (test/kb/search-confidence)
- * and on SciFact's train queries (scripts/bench/kb-confidence-scifact.ts prints, per level, the
- * share of queries with a relevant abstract in the top 10). Dense thresholds assume small
- * sentence-embedding models (MiniLM / bge-small), whose unrelated pairs sit around 0-0.2.
+ * What the levels promise (measured by scripts/bench/confidence.bench.ts: SciFact train queries
+ * in domain, XQuAD questions about Wikipedia topics as off-topic questions to the same collection):
+ * high: the top hit is relevant about 9 times in 10; medium: more often than not; low: a partial
+ * match, read it before trusting it; none: nothing in the collection shares enough with the
+ * question, and the search returns no results (unless the caller asks for them with
+ * min_confidence: 'none'). Dense thresholds assume small sentence-embedding models
+ * (MiniLM / bge-small), whose unrelated pairs sit around 0-0.2.
  */
+import { GRAM_MARK } from '../retrieval/tokenizer.ts';
 import type { Confidence } from './types.ts';
 
 export const COVERAGE_HIGH = 0.85;
 export const COVERAGE_MEDIUM = 0.6;
+export const COVERAGE_NONE = 0.3;
+export const MASS_HIGH = 2.75;
+export const MASS_NONE = 1.1;
+/**
+ * Mass is read from this many chunks up: in a smaller collection idf cannot tell rare words from
+ * common ones (10 chunks: a word in one of them has idf 2.0 of a possible 3.0), so there the
+ * levels rest on coverage, and high also on the gap.
+ */
+export const MASS_MIN_CHUNKS = 1000;
 export const GAP_HIGH = 0.3;
 export const DENSE_FLOOR = 0.25;
 export const DENSE_MEDIUM = 0.5;
@@ -69,6 +86,8 @@ export interface ConfidenceInput {
     terms: readonly QueryTerm[];
     /** The query terms the top hit contains. */
     topHasTerm: readonly boolean[];
+    /** Live chunks the idf was computed over (N); the unit of `mass`. */
+    size?: number;
   } | null;
   /** null when the dense stage did not run. */
   dense: { topScore: number | null } | null;
@@ -78,6 +97,7 @@ export interface ConfidenceInput {
 
 export interface ConfidenceSignals {
   coverage: number | null;
+  mass: number | null;
   gap: number | null;
   dense_top: number | null;
   rerank_top: number | null;
@@ -108,6 +128,29 @@ export function coverageOf(terms: readonly QueryTerm[], has: readonly boolean[])
   return all > 0 ? got / all : null;
 }
 
+/** Terms a confidence weighs: words, not their character trigrams (a word counts once). */
+function wordTerms(terms: readonly QueryTerm[], has: readonly boolean[]): { terms: QueryTerm[]; has: boolean[] } {
+  const out: { terms: QueryTerm[]; has: boolean[] } = { terms: [], has: [] };
+  terms.forEach((t, i) => {
+    if (t.term.startsWith(GRAM_MARK)) return;
+    out.terms.push(t);
+    out.has.push(has[i] === true);
+  });
+  // A query of grams only (no word survived analysis) is weighed by its grams.
+  return out.terms.length > 0 ? out : { terms: [...terms], has: terms.map((_, i) => has[i] === true) };
+}
+
+/** Matched idf of the top hit over the largest idf a collection of `size` chunks gives. */
+export function massOf(terms: readonly QueryTerm[], has: readonly boolean[], size: number): number | null {
+  if (!(size > 0) || terms.length === 0) return null;
+  const unit = Math.log(1 + (size + 0.5) / 0.5);
+  let got = 0;
+  terms.forEach((t, i) => {
+    if (has[i]) got += t.idf;
+  });
+  return got / unit;
+}
+
 /** 1 - median/top of first-stage scores (median of those after the top); 1 with one candidate. */
 export function gapOf(scores: readonly number[]): number | null {
   if (scores.length === 0 || !(scores[0] > 0)) return null;
@@ -123,13 +166,17 @@ export function assessConfidence(input: ConfidenceInput): ConfidenceOutcome {
   const where = `collection "${input.collection}"${input.filtered ? ' (within the filters)' : ''}`;
   const q = input.query.length > 80 ? `${input.query.slice(0, 77)}...` : input.query;
   const lex = input.lexical;
-  const coverage = lex ? coverageOf(lex.terms, lex.topHasTerm) : null;
+  const words = lex ? wordTerms(lex.terms, lex.topHasTerm) : null;
+  const coverage = words ? coverageOf(words.terms, words.has) : null;
+  const mass = words && lex?.size !== undefined ? massOf(words.terms, words.has, lex.size) : null;
+  const massCounts = mass !== null && (lex?.size ?? 0) >= MASS_MIN_CHUNKS;
   const gap = lex ? gapOf(lex.scores) : null;
   const denseTop = input.dense?.topScore ?? null;
   const rerankTop = input.rerank?.topLogit ?? null;
-  const missing = lex ? unique(lex.terms.filter((t) => t.df === 0).map(shown)) : [];
+  const missing = words ? unique(words.terms.filter((t) => t.df === 0).map(shown)) : [];
   const signals: ConfidenceSignals = {
     coverage: coverage === null ? null : r2(coverage),
+    mass: mass === null ? null : r2(mass),
     gap: gap === null ? null : r2(gap),
     dense_top: denseTop === null ? null : r2(denseTop),
     rerank_top: rerankTop === null ? null : r2(rerankTop),
@@ -163,19 +210,28 @@ export function assessConfidence(input: ConfidenceInput): ConfidenceOutcome {
 
   // 5: words and meaning.
   let lexLevel: Confidence = 'none';
-  if (coverage !== null && lex && lex.candidates > 0) {
-    if (coverage >= COVERAGE_HIGH && (gap ?? 0) >= GAP_HIGH) lexLevel = 'high';
+  const weak = coverage !== null && (coverage < COVERAGE_NONE || (massCounts && mass! < MASS_NONE));
+  if (coverage !== null && lex && lex.candidates > 0 && !weak) {
+    if (coverage >= COVERAGE_HIGH && (massCounts ? mass! >= MASS_HIGH : (gap ?? 0) >= GAP_HIGH)) lexLevel = 'high';
     else if (coverage >= COVERAGE_MEDIUM) lexLevel = 'medium';
     else lexLevel = 'low';
   }
   let denseLevel: Confidence = 'none';
   if (denseTop !== null) denseLevel = denseTop >= DENSE_HIGH ? 'high' : denseTop >= DENSE_MEDIUM ? 'medium' : denseTop >= DENSE_FLOOR ? 'low' : 'none';
   const level = better(lexLevel, denseLevel);
-  if (level === 'none') return none('no chunk shares enough with the query');
+  if (level === 'none') {
+    if (weak && coverage !== null) {
+      return none(
+        `nothing relevant was found: the best match contains only ${pct(coverage)} of the query's weight${massCounts && mass! < MASS_NONE ? ', and only common words' : ''}${missing.length > 0 ? `; no chunk contains ${list(missing)}` : ''}${denseWords}`,
+      );
+    }
+    return none('nothing relevant was found: no chunk shares enough with the query');
+  }
   const parts: string[] = [];
   if (coverage !== null) {
     parts.push(`the top hit contains ${pct(coverage)} of the query's weight`);
-    if (gap !== null) parts.push(`it scores ${gap >= GAP_HIGH ? 'well above' : 'close to'} the other candidates`);
+    if (massCounts) parts.push(`${mass! >= MASS_HIGH ? 'several rare terms' : 'few rare terms'} of the query match`);
+    else if (gap !== null) parts.push(`it scores ${gap >= GAP_HIGH ? 'well above' : 'close to'} the other candidates`);
     if (missing.length > 0) parts.push(`no chunk contains ${list(missing)}`);
   }
   if (denseTop !== null) parts.push(`closest passage in meaning: cosine ${r2(denseTop)}`);

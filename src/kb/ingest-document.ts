@@ -200,7 +200,8 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   opts.onProgress('chunking', { pages_total: pages, pages_done: pages }, documentId);
   // A collection may fix one chunk size for all its documents (else the size adapts to the format).
   const size = deps.store.getCollection(opts.collectionName)?.chunk_size ?? null;
-  const chunks = await chunkDocumentSliced(doc, size ? { chunkSize: size } : {}, signal);
+  // documentLevel: chunks of a collection rank against other documents (short documents whole).
+  const chunks = await chunkDocumentSliced(doc, size ? { chunkSize: size } : { documentLevel: true }, signal);
   if (signal.aborted) throw abortError(signal, 'Ingestion');
 
   let vectors: Float32Array[] | undefined;

@@ -119,6 +119,8 @@ interface DocumentRow {
 
 interface ChunkRow {
   id: number;
+  /** Read only where indexes are built (chunkBatch, chunksByIds). */
+  language?: string | null;
   document_id: string;
   collection_id: number;
   ord: number;
@@ -152,13 +154,20 @@ const CHUNK_COLUMNS_C = CHUNK_COLUMNS.split(', ')
   .map((c) => `c.${c}`)
   .join(', ');
 
+/**
+ * A chunk's language is its document's (detected once per document at ingestion): the analyzer
+ * applies that language's rules when it indexes the chunk.
+ */
+const CHUNK_LANGUAGE = '(SELECT d.language FROM documents AS d WHERE d.id = c.document_id) AS language';
+
 function toDocument(r: DocumentRow): DocumentRecord {
   const { error_code, error_message, seq: _seq, read_seq: _readSeq, ...rest } = r;
   return { ...rest, error: error_code === null ? null : { code: error_code, message: error_message ?? '' } };
 }
 
 function toChunk(r: ChunkRow): ChunkRecord {
-  return { ...r, heading_path: JSON.parse(r.heading_path) as string[] };
+  const { language, ...rest } = r;
+  return { ...rest, heading_path: JSON.parse(r.heading_path) as string[], ...(language !== undefined ? { language } : {}) };
 }
 
 function toJob(r: JobRow): JobRecord {
@@ -284,9 +293,9 @@ export class KbStore implements KbStoreApi {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, vector) VALUES (?, ?)'),
-      chunksByIds: db.prepare(`SELECT ${CHUNK_COLUMNS_C} FROM json_each(?) AS j JOIN chunks AS c ON c.id = j.value ORDER BY j.key`),
+      chunksByIds: db.prepare(`SELECT ${CHUNK_COLUMNS_C}, ${CHUNK_LANGUAGE} FROM json_each(?) AS j JOIN chunks AS c ON c.id = j.value ORDER BY j.key`),
       documentChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord BETWEEN ? AND ? ORDER BY ord`),
-      chunkBatch: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE collection_id = ? AND id > ? ORDER BY id LIMIT ?`),
+      chunkBatch: db.prepare(`SELECT ${CHUNK_COLUMNS_C}, ${CHUNK_LANGUAGE} FROM chunks AS c WHERE c.collection_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`),
       vectorBatch: db.prepare(
         `SELECT c.id AS id, v.vector AS vector FROM chunks AS c JOIN chunk_vectors AS v ON v.chunk_id = c.id
          WHERE c.collection_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`,
@@ -542,6 +551,7 @@ export class KbStore implements KbStoreApi {
           char_end: c.char_end,
           importance: c.importance,
           content_type: c.content_type,
+          language: v.language ?? null,
         };
       }
       const at = now();
@@ -655,6 +665,15 @@ export class KbStore implements KbStoreApi {
       }
       this.s.insertHistory.run(documentId, doc.collection_id, now(), 'skipped', contentSha256, jobId, 'unchanged');
       return true;
+    });
+  }
+
+  /** Ready and failed documents per detected language (the query-language fallback reads it). */
+  documentLanguages(collectionId: number): Record<string, number> {
+    return this.guard('read failed', () => {
+      const out: Record<string, number> = {};
+      for (const r of this.s.statsByLanguage.all(collectionId) as Array<{ k: string; n: number }>) out[r.k] = r.n;
+      return out;
     });
   }
 

@@ -29,7 +29,7 @@ export interface LexicalChunk {
   text: string;
   heading_path: string[];
   /** The chunk's language (ISO 639-1), for an analyzer that applies per-language rules. */
-  language?: string;
+  language?: string | null;
 }
 
 export interface LexicalHit {
@@ -255,8 +255,8 @@ export class CollectionLexicalIndex {
     }
     // What lexicalDocOf (src/retrieval/search.ts) makes of a chunk: heading path as the title.
     const title = chunk.heading_path.length > 0 ? chunk.heading_path.join(' \n ') : '';
-    const titleTokens = title ? this.analyzer.tokenize(title, chunk.language) : [];
-    const bodyTokens = this.analyzer.tokenize(chunk.text, chunk.language);
+    const titleTokens = title ? this.analyzer.tokenize(title, chunk.language ?? undefined) : [];
+    const bodyTokens = this.analyzer.tokenize(chunk.text, chunk.language ?? undefined);
     const slot = this.slotCount;
     this.ensureSlots(slot + 1);
     this.slotCount++;

@@ -47,7 +47,8 @@ export const MAX_CHUNK_SIZE = 5000;
 export type DocumentRecord = Document;
 
 /** A chunk as the API answers it (src/contract/kb-schemas.ts). */
-export type ChunkRecord = Chunk;
+/** A stored chunk; `language` (its document's) where the read was for indexing. */
+export type ChunkRecord = Chunk & { language?: string | null };
 
 export type NewChunk = Omit<ChunkRecord, 'id' | 'document_id' | 'collection_id'>;
 
@@ -156,6 +157,8 @@ export interface KbStoreApi {
 
   /** Chunks by id, in the order asked (missing ids left out). */
   getChunks(ids: readonly number[]): ChunkRecord[];
+  /** Documents per detected language (the query-language fallback). Optional for stand-in stores. */
+  documentLanguages?(collectionId: number): Record<string, number>;
   /** Chunks of one document in order, ord in [fromOrd, toOrd]. */
   documentChunks(documentId: string, fromOrd?: number, toOrd?: number): ChunkRecord[];
   /** Every chunk of a collection in id order, read in batches (index rebuilds). */
@@ -222,6 +225,10 @@ export interface CollectionSearchRequest {
   context?: 'none' | 'section' | 'neighbors';
   /** Characters of context per hit (default 2,000, at most 8,000). */
   context_chars?: number;
+  /** 'chunk' (default): the best chunks; 'document': each document once (its best chunk), top_k counted in documents. */
+  group_by?: 'chunk' | 'document';
+  /** Results come back only at or above this level (default 'low': a 'none' answer has no results; 'none': always). */
+  min_confidence?: Confidence;
 }
 
 export interface KnowledgeBaseApi {

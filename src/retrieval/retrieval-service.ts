@@ -38,7 +38,8 @@ import {
   type RetrieveResult,
 } from './contracts.ts';
 import { chunkDocumentSliced } from './chunking.ts';
-import { Analyzer, type AnalyzerOptions } from './tokenizer.ts';
+import { Analyzer, SERVER_ANALYZER, type AnalyzerOptions } from './tokenizer.ts';
+import { detectLanguage } from '../language/detect.ts';
 import type { Bm25Index, Bm25Params, ScoredIndex } from './bm25.ts';
 import { exactTopK } from './dense-exact.ts';
 import { mergeDense, mergeLexical, type Part } from './multi-index.ts';
@@ -147,6 +148,22 @@ function sourceLabel(source: DocumentSource): string {
 
 const elapsed = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
+/** Chars of a document's chunks its language is detected from (as ingestion reads a document once). */
+const LANGUAGE_SAMPLE_CHARS = 4000;
+/** Below this detection confidence the default (English) rules apply. */
+const LANGUAGE_MIN_CONFIDENCE = 0.5;
+
+/** The language of a document from its first chunks; undefined when unclear. */
+export function documentLanguage(chunks: readonly Pick<Chunk, 'text'>[]): string | undefined {
+  let sample = '';
+  for (const c of chunks) {
+    sample += `${c.text}\n`;
+    if (sample.length >= LANGUAGE_SAMPLE_CHARS) break;
+  }
+  const d = detectLanguage(sample.slice(0, LANGUAGE_SAMPLE_CHARS));
+  return d.confidence >= LANGUAGE_MIN_CONFIDENCE ? d.language_code : undefined;
+}
+
 export class RetrievalService {
   private readonly documents: DocumentAccess;
   private readonly caches: CacheRegistry;
@@ -167,8 +184,25 @@ export class RetrievalService {
     this.disk = deps.disk ?? null;
     const named = deps.namedDirs ?? [];
     this.publicText = (text) => redactPaths(text, named);
-    this.analyzer = new Analyzer(deps.analyzer);
+    this.analyzer = new Analyzer(deps.analyzer ?? SERVER_ANALYZER);
     this.bm25 = deps.bm25;
+  }
+
+  /**
+   * Why an answer is lexical, in one sentence. Answers carry it on every call, so the model paths
+   * and the ways to add a model are left to get_system_health (features.dense_retrieval).
+   */
+  private lexicalReason(): string | null {
+    const models = this.models;
+    if (!models) return null;
+    return models.denseUnavailableSummary ? models.denseUnavailableSummary() : models.denseUnavailableReason();
+  }
+
+  /** Why results are not reranked, in one sentence (get_system_health's features.reranking has the rest). */
+  private rerankerAbsentReason(): string {
+    const models = this.models;
+    if (!models) return '';
+    return models.rerankerUnavailableSummary ? models.rerankerUnavailableSummary() : models.rerankerUnavailableReason();
   }
 
   /** Builds/loads counted since start (coalesced calls and memory hits excluded from `built`). */
@@ -271,7 +305,8 @@ export class RetrievalService {
       documentType = loaded.doc.kind;
       sourceName = loaded.source;
     }
-    const lexical = await buildLexicalIndexSliced(chunks, this.analyzer, this.bm25, signal);
+    // One document, one language: its rules analyze the chunks and the queries of this index.
+    const lexical = await buildLexicalIndexSliced(chunks, this.analyzer.withLanguage(documentLanguage(chunks)), this.bm25, signal);
 
     // Dense: the stored vectors if their embedder is here, else embed now when an embedder is.
     let dense: ConstructorParameters<typeof DocumentIndex>[5] = null;
@@ -282,7 +317,7 @@ export class RetrievalService {
     } else if (chunks.length > 0) {
       const embedder = this.models?.embedderFor(chunks.length) ?? null;
       if (!embedder) {
-        denseReason = this.models?.denseUnavailableReason() ?? 'no embedding model is configured; retrieval is lexical';
+        denseReason = this.lexicalReason() ?? 'no embedding model is configured; retrieval is lexical';
       } else {
         try {
           const vectors = await this.embedChunks(embedder, chunks, signal);
@@ -396,10 +431,12 @@ export class RetrievalService {
 
     const denseReady = docs.every((d) => d.index.embedderId !== null || d.index.chunks.length === 0) && docs.some((d) => d.index.embedderId !== null);
     const denseWhyNot = this.publicText(
-      docs.find((d) => d.index.denseReason)?.index.denseReason ?? this.models?.denseUnavailableReason() ?? 'no embedding model is configured',
+      docs.find((d) => d.index.denseReason)?.index.denseReason ?? this.lexicalReason() ?? 'no embedding model is configured',
     );
     if ((req.mode === 'dense' || req.mode === 'hybrid') && !denseReady && total > 0) {
-      throw toolError('MODEL_UNAVAILABLE', `mode "${req.mode}" needs an embedding model: ${denseWhyNot}`);
+      // An error is read once, by someone who asked for dense: it gets the full reason and the fix.
+      const full = this.models?.denseUnavailableReason();
+      throw toolError('MODEL_UNAVAILABLE', `mode "${req.mode}" needs an embedding model: ${full ? this.publicText(full) : denseWhyNot}`);
     }
     const mode: RetrievalMode = req.mode ?? (denseReady ? 'hybrid' : 'lexical');
 
@@ -437,7 +474,7 @@ export class RetrievalService {
     let rerankAbsent: { status: 'skipped' | 'unavailable'; reason: string } | undefined;
     if (req.rerank === false) rerankAbsent = { status: 'skipped', reason: 'rerank: false was requested' };
     else if (this.models?.rerankerId()) rerank = (q, p, s) => this.models!.rerank(q, p, s);
-    else rerankAbsent = { status: 'unavailable', reason: this.publicText(this.models?.rerankerUnavailableReason() || 'no reranker model is configured') };
+    else rerankAbsent = { status: 'unavailable', reason: this.publicText(this.rerankerAbsentReason() || 'no reranker model is configured') };
 
     const res = await searchChunks({
       query,

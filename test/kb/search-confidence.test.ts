@@ -39,14 +39,22 @@ t.test('a query whose words one chunk holds: high, that chunk first', async (t) 
   t.match(res.trace, { confidence: { coverage: 1, missing_terms: [] } });
 });
 
-t.test('only common words overlap: low (results kept, marked as a partial match)', async (t) => {
+t.test('only common words overlap: none, with no results unless min_confidence asks for them', async (t) => {
   const fx = collection(t);
   // "budget forecast" occur everywhere; the rest of the question occurs nowhere.
-  const res = await searchCollection(fx.deps(), { query: 'budget forecast for the zanzibarian pelicanfish hatchery expansion' }, signal());
-  t.equal(res.confidence, 'low', res.message);
-  t.ok(res.results.length > 0);
-  t.match(res.message, /^Low confidence, only a partial match: the top hit contains \d+% of the query's weight/);
-  t.match(res.message, /no chunk contains zanzibarian, pelicanfish, hatchery, expansion\./, "the words as typed, not their stems");
+  const query = 'budget forecast for the zanzibarian pelicanfish hatchery expansion';
+  const res = await searchCollection(fx.deps(), { query }, signal());
+  t.equal(res.confidence, 'none', res.message);
+  t.same(res.results, [], 'an off-topic question gets no results by default');
+  t.match(res.message, /nothing relevant was found: the best match contains only \d+% of the query's weight/);
+  t.match(res.message, /no chunk contains zanzibarian, pelicanfish, hatchery, expansion\./, 'the words as typed, not their stems');
+  const asked = await searchCollection(fx.deps(), { query, min_confidence: 'none' }, signal());
+  t.equal(asked.confidence, 'none', 'the level is the same');
+  t.ok(asked.results.length > 0, "min_confidence: 'none' returns the best matches anyway");
+  const strict = await searchCollection(fx.deps(), { query: 'heliotrope vantablack marmalade quintals florbixian', min_confidence: 'high' }, signal());
+  t.equal(strict.confidence, 'medium');
+  t.same(strict.results, [], 'below min_confidence: no results');
+  t.match(strict.message, /No results are returned: min_confidence is high\./);
 });
 
 t.test('half the weight of the query: medium', async (t) => {
@@ -85,4 +93,36 @@ t.test('query term hashes equal the index term ids; coverage, gap and the rule a
   const noWords = { ...input, lexical: { ...input.lexical, candidates: 0, scores: [], topHasTerm: [false] } };
   t.equal(assessConfidence({ ...noWords, dense: { topScore: 0.1 } }).confidence, 'none', 'no term anywhere and dense far: none');
   t.equal(assessConfidence({ ...noWords, dense: { topScore: 0.55 } }).confidence, 'medium', 'dense alone can carry it');
+});
+
+t.test('a large collection: common words alone are none however fully they match; several rare words are high', async (t) => {
+  const fx = openFixture(t, 'large');
+  // 1,200 chunks of common words: enough that idf tells rare from common (MASS_MIN_CHUNKS).
+  fillCollection(fx, 10, 120, 3);
+  fx.add({ key: 'https://docs.example/annex.pdf', title: 'Annex', chunks: [{ text: `Storage. ${PLANTED}`, heading_path: ['Annex', 'Storage'], page: 3 }] });
+  t.ok(fx.lexical.size >= 1000);
+  const common = await searchCollection(fx.deps(), { query: 'what is the budget forecast of the region', explain: true }, signal());
+  t.equal(common.confidence, 'none', common.message);
+  t.same(common.results, []);
+  t.ok(common.trace!.confidence.coverage! >= 0.6, 'the top hit holds most of the query: coverage alone would not say none');
+  t.ok(common.trace!.confidence.mass! < 1.1, 'the matched words are common');
+  t.match(common.message, /nothing relevant was found/);
+  const rare = await searchCollection(fx.deps(), { query: 'heliotrope vantablack marmalade quokka observatory', explain: true }, signal());
+  t.equal(rare.confidence, 'high', rare.message);
+  t.equal(rare.results[0]!.title, 'Annex');
+  t.ok(rare.trace!.confidence.mass! >= 2.75);
+});
+
+t.test('group_by document: each document once, top_k counted in documents', async (t) => {
+  const fx = openFixture(t, 'grouped');
+  fillCollection(fx, 6, 20, 5);
+  const chunks = await searchCollection(fx.deps(), { query: 'supply forecast audit energy', top_k: 10, min_confidence: 'none' }, signal());
+  const docsOfChunks = new Set(chunks.results.map((h) => h.document_id));
+  t.ok(docsOfChunks.size < chunks.results.length, 'by chunk, a document can come back several times');
+  const grouped = await searchCollection(fx.deps(), { query: 'supply forecast audit energy', top_k: 5, group_by: 'document', min_confidence: 'none' }, signal());
+  const ids = grouped.results.map((h) => h.document_id);
+  t.equal(ids.length, 5, 'five documents');
+  t.equal(new Set(ids).size, 5, 'each once');
+  t.equal(grouped.results[0]!.chunk_id, chunks.results[0]!.chunk_id, 'the best chunk stands for its document');
+  for (let i = 1; i < grouped.results.length; i++) t.ok(grouped.results[i - 1]!.score >= grouped.results[i]!.score, 'best first');
 });

@@ -96,6 +96,27 @@ function countWords(text: string): number {
   return n;
 }
 
+/** A first line that stands alone as a title: at most this long. */
+const TITLE_MAX_CHARS = 200;
+const TITLE_MAX_WORDS = 30;
+
+/**
+ * The first line of a plain-text file when it reads as its title, the way people write one: a
+ * short line followed by a blank line and more text, one sentence at most (a trailing period is
+ * common in article titles), not a list item, a quote or a line of code.
+ */
+export function firstLineTitle(text: string): string | null {
+  const m = /^([^\n]*)\n[ \t]*\n\s*\S/.exec(text);
+  if (!m) return null;
+  const line = m[1].trim();
+  if (line.length < 3 || line.length > TITLE_MAX_CHARS) return null;
+  if (line.split(/\s+/).length > TITLE_MAX_WORDS) return null;
+  if (!/\p{L}/u.test(line)) return null;
+  // Two sentences, a list item, a quote, code or markup are text, not a title.
+  if (/[.!?]\s+\S/.test(line) || /^([-*+>#|]|\d+[.)]\s)/.test(line) || /[{};=<>]/.test(line)) return null;
+  return line.replace(/[\s:]+$/, '');
+}
+
 export async function extractText(input: ExtractInput): Promise<ProcessedDocument> {
   input.signal.throwIfAborted();
   const { textMaxChars } = resolveLimits(input.limits);
@@ -118,6 +139,11 @@ export async function extractText(input: ExtractInput): Promise<ProcessedDocumen
       metadata.json_valid = false;
       if (isJsonLines(text)) metadata.json_lines = true;
     }
+  }
+  const title = format === 'text' ? firstLineTitle(text) : null;
+  if (title) {
+    metadata.title = title;
+    metadata.title_from = 'first_line';
   }
   metadata.char_count = text.length;
   metadata.line_count = lineStats(text).count;

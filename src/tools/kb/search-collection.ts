@@ -47,6 +47,16 @@ export const searchCollectionTool = defineTool({
         }),
       ),
       context_chars: Type.Optional(Type.Integer({ minimum: 100, maximum: 8000, description: 'Characters of context per hit (default 2000)' })),
+      group_by: Type.Optional(
+        Type.Union([Type.Literal('chunk'), Type.Literal('document')], {
+          description: 'chunk (default): the best chunks; document: each document once (its best chunk), top_k counted in documents',
+        }),
+      ),
+      min_confidence: Type.Optional(
+        Type.Union([Type.Literal('none'), Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], {
+          description: "Return results only at or above this confidence (default low: a 'none' answer has no results; none: always return the best matches)",
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
