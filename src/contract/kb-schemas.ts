@@ -224,7 +224,8 @@ export const SearchResultSchema = Type.Object({
   query: Type.String(),
   results: Type.Array(HitSchema),
   confidence: Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low'), Type.Literal('none')], {
-    description: 'From the top hit: its share of the query terms (weighted by rarity) and its margin over the other candidates, or the dense similarity or reranker logit. none: nothing relevant was found (results are empty)',
+    description:
+      "From the top hit: its share of the query's weight (terms weighted by rarity) and how much rare vocabulary it matches, or the dense similarity or reranker logit. high: the top hit is relevant about 9 times in 10; medium: more often than not; low: a partial match; none: nothing relevant was found (results are empty unless min_confidence is none)",
   }),
   message: Type.String({ description: 'In plain words: what was found, or that nothing relevant was' }),
   total_chunks: Type.Integer({ minimum: 0 }),
@@ -238,6 +239,7 @@ export const SearchResultSchema = Type.Object({
     reranker_reason: Type.Optional(Type.String()),
     top_k: Type.Integer(),
     candidates: Type.Integer(),
+    language: Type.Optional(Nullable(Type.String(), 'The language whose rules analyzed the query (detected, else the collection\'s most common one); null: the default rules')),
   }),
   errors: Type.Array(Type.Object({ document_id: Type.String(), source: Type.String(), error: DocumentErrorSchema }), {
     description: 'Documents of the collection whose last ingestion failed',

@@ -76,7 +76,7 @@ const LEASE_WAIT_MS = 10_000;
 /** Store reads beyond the rebuild's: diffing ids, reading new rows and vectors, and the snapshot lease. */
 export type CatchUpStore = Pick<
   KbStoreApi,
-  'collectionChunkIds' | 'collectionState' | 'chunkIdPage' | 'getChunks' | 'chunkVectors' | 'acquireLease' | 'releaseLease' | 'leaseHolder'
+  'collectionChunkIds' | 'collectionState' | 'chunkIdPage' | 'getChunks' | 'getChunksForIndex' | 'chunkVectors' | 'acquireLease' | 'releaseLease' | 'leaseHolder'
 >;
 /**
  * What the indexes read from the store; without the catch-up reads, stale indexes are rebuilt.
@@ -304,7 +304,9 @@ export class CollectionIndexes {
         return;
       }
       await this.removeFromBoth(commit.removedChunkIds);
-      await this.lex.addSliced(commit.added);
+      // The document's language picks the analyzer's rules for its chunks.
+      const language = commit.document.language;
+      await this.lex.addSliced(language ? commit.added.map((c) => ({ ...c, language })) : commit.added);
       if (commit.vectors && commit.vectors.length > 0) {
         if (commit.vectors.length !== commit.added.length) throw toolError('INTERNAL_ERROR', `Commit has ${commit.added.length} chunks but ${commit.vectors.length} vectors`);
         if (!this.den) {
@@ -394,7 +396,7 @@ export class CollectionIndexes {
       const ids = added.slice(i, i + CATCH_UP_BATCH);
       // A row deleted since the id list was read is simply absent; that commit's higher version
       // makes the next check run again.
-      const rows = store.getChunks(ids);
+      const rows = store.getChunksForIndex ? store.getChunksForIndex(ids) : store.getChunks(ids);
       await this.lex.addSliced(
         rows.map((c) => ({ id: c.id, text: c.text, heading_path: c.heading_path, language: c.language })),
         signal,

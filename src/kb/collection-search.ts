@@ -343,6 +343,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
       ...(res.reranker.reason ? { reranker_reason: publicText(res.reranker.reason) } : {}),
       top_k: topK,
       candidates: n,
+      ...(mode !== 'dense' ? { language: language ?? null } : {}),
     },
     errors: failed.map((d) => ({ document_id: d.id, source: d.source, error: d.error ?? { code: 'PROCESSING_ERROR', message: 'ingestion failed' } })),
     timings_ms: timings,

@@ -119,7 +119,7 @@ interface DocumentRow {
 
 interface ChunkRow {
   id: number;
-  /** Read only where indexes are built (chunkBatch, chunksByIds). */
+  /** Read only where indexes are built (chunkBatch, indexChunksByIds). */
   language?: string | null;
   document_id: string;
   collection_id: number;
@@ -293,7 +293,8 @@ export class KbStore implements KbStoreApi {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertVector: db.prepare('INSERT INTO chunk_vectors (chunk_id, vector) VALUES (?, ?)'),
-      chunksByIds: db.prepare(`SELECT ${CHUNK_COLUMNS_C}, ${CHUNK_LANGUAGE} FROM json_each(?) AS j JOIN chunks AS c ON c.id = j.value ORDER BY j.key`),
+      chunksByIds: db.prepare(`SELECT ${CHUNK_COLUMNS_C} FROM json_each(?) AS j JOIN chunks AS c ON c.id = j.value ORDER BY j.key`),
+      indexChunksByIds: db.prepare(`SELECT ${CHUNK_COLUMNS_C}, ${CHUNK_LANGUAGE} FROM json_each(?) AS j JOIN chunks AS c ON c.id = j.value ORDER BY j.key`),
       documentChunks: db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND ord BETWEEN ? AND ? ORDER BY ord`),
       chunkBatch: db.prepare(`SELECT ${CHUNK_COLUMNS_C}, ${CHUNK_LANGUAGE} FROM chunks AS c WHERE c.collection_id = ? AND c.id > ? ORDER BY c.id LIMIT ?`),
       vectorBatch: db.prepare(
@@ -551,7 +552,6 @@ export class KbStore implements KbStoreApi {
           char_end: c.char_end,
           importance: c.importance,
           content_type: c.content_type,
-          language: v.language ?? null,
         };
       }
       const at = now();
@@ -682,6 +682,12 @@ export class KbStore implements KbStoreApi {
   getChunks(ids: readonly number[]): ChunkRecord[] {
     if (ids.length === 0) return [];
     return this.guard('read failed', () => (this.s.chunksByIds.all(JSON.stringify(ids)) as ChunkRow[]).map(toChunk));
+  }
+
+  /** getChunks with each chunk's language (its document's), for building indexes. */
+  getChunksForIndex(ids: readonly number[]): ChunkRecord[] {
+    if (ids.length === 0) return [];
+    return this.guard('read failed', () => (this.s.indexChunksByIds.all(JSON.stringify(ids)) as ChunkRow[]).map(toChunk));
   }
 
   documentChunks(documentId: string, fromOrd = 0, toOrd = Number.MAX_SAFE_INTEGER): ChunkRecord[] {

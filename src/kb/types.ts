@@ -157,6 +157,8 @@ export interface KbStoreApi {
 
   /** Chunks by id, in the order asked (missing ids left out). */
   getChunks(ids: readonly number[]): ChunkRecord[];
+  /** getChunks with each chunk's language (its document's), for building indexes. Optional for stand-in stores. */
+  getChunksForIndex?(ids: readonly number[]): ChunkRecord[];
   /** Documents per detected language (the query-language fallback). Optional for stand-in stores. */
   documentLanguages?(collectionId: number): Record<string, number>;
   /** Chunks of one document in order, ord in [fromOrd, toOrd]. */

@@ -53,6 +53,8 @@ const HAS_UNSPACED_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p
 const HANGUL_RE = /^[\uac00-\ud7a3]/;
 // Unspaced scripts without a word-like unit: trigrams match them better than bigrams.
 const TRIGRAM_RUN_RE = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const HAS_TRIGRAM_SCRIPT_RE = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const TRIGRAM_SPACE_RE = /(?<=[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}])\s+(?=[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}])/gu;
 /** Per-language word results cached at most this long (a long Han run's bigrams are not kept). */
 const CACHED_TERMS_MAX = 24;
 const FOLDABLE_RE = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}\p{M}]+$/u;
@@ -140,7 +142,9 @@ export class Analyzer {
     // ASCII is its own NFKC form and has no marks, so a plain scan finds the very tokens the
     // Unicode regex would; the regex path (normalize + \p{} classes) was most of indexing's CPU.
     const ascii = !NON_ASCII_RE.test(text);
-    const normalized = ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
+    let normalized = ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
+    // Thai-like scripts put spaces between phrases, not words: their trigrams run across the space.
+    if (rules && this.options.grams && !ascii && HAS_TRIGRAM_SCRIPT_RE.test(normalized)) normalized = normalized.replace(TRIGRAM_SPACE_RE, '');
     if (ascii && !rules) this.scanAscii(normalized, out);
     else for (const raw of normalized.match(this.tokenRe) ?? []) this.emitRaw(raw, out, rules);
     return out;
