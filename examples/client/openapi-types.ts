@@ -1928,6 +1928,10 @@ export interface operations {
                     context?: "none" | "section" | "neighbors";
                     /** @description Characters of context per hit (default 2000) */
                     context_chars?: number;
+                    /** @description chunk (default): the best chunks; document: each document once (its best chunk), top_k counted in documents */
+                    group_by?: "chunk" | "document";
+                    /** @description Return results only at or above this confidence (default low: a 'none' answer has no results; none: always return the best matches) */
+                    min_confidence?: "none" | "low" | "medium" | "high";
                 };
             };
         };
@@ -1962,7 +1966,7 @@ export interface operations {
                                 truncated: boolean;
                             };
                         }[];
-                        /** @description From the top hit: its share of the query terms (weighted by rarity) and its margin over the other candidates, or the dense similarity or reranker logit. none: nothing relevant was found (results are empty) */
+                        /** @description From the top hit: its share of the query's weight (terms weighted by rarity) and how much rare vocabulary it matches, or the dense similarity or reranker logit. high: the top hit is relevant about 9 times in 10; medium: more often than not; low: a partial match; none: nothing relevant was found (results are empty unless min_confidence is none) */
                         confidence: "high" | "medium" | "low" | "none";
                         /** @description In plain words: what was found, or that nothing relevant was */
                         message: string;
@@ -1978,6 +1982,8 @@ export interface operations {
                             reranker_reason?: string;
                             top_k: number;
                             candidates: number;
+                            /** @description The language whose rules analyzed the query (detected, else the collection's most common one); null: the default rules */
+                            language?: string | null;
                         };
                         /** @description Documents of the collection whose last ingestion failed */
                         errors: {
