@@ -46,9 +46,13 @@ export interface ModelLayer {
   embedderFor(chunkCount: number): Embedder | null;
   embedderById(id: string): Embedder | null;
   denseUnavailableReason(): string | null;
+  /** The same in one sentence for answers (no paths); the full reason is get_system_health's. */
+  denseUnavailableSummary?(): string | null;
   rerank(query: string, passages: string[], signal?: AbortSignal): Promise<RerankOutcome>;
   rerankerId(): string | null;
   rerankerUnavailableReason(): string;
+  /** The same in one sentence for answers; the full reason is get_system_health's. */
+  rerankerUnavailableSummary?(): string;
 }
 
 export interface PersistedIndex {

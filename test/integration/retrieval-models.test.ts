@@ -176,8 +176,17 @@ t.test('without models: dense is 503 MODEL_UNAVAILABLE saying how to enable it; 
   const res = await post(app, '/v1/documents/retrieve', { document_url: url, query: planted.query });
   t.equal(res.status, 200);
   t.match(res.body.retrieval, { mode: 'lexical', embedder: null, reranker: 'unavailable', reranker_model: null });
-  t.match(res.body.retrieval.reason, /^lexical: no embedding model is available .*To enable dense retrieval/);
-  t.match(res.body.retrieval.reranker_reason, /^reranker onnx:Xenova\/ms-marco-MiniLM-L-6-v2:q8 is unavailable: model files missing/);
+  // Every answer carries these: one sentence each, no paths; get_system_health has the details.
+  t.equal(res.body.retrieval.reason, 'lexical: no embedding model is available, so BM25 served the query; get_system_health (features.dense_retrieval) says how to add one');
+  t.match(res.body.retrieval.reranker_reason, /^reranker onnx:Xenova\/ms-marco-MiniLM-L-6-v2:q8 is unavailable, so results keep the fused order; get_system_health \(features\.reranking\)/);
+  for (const field of ['reason', 'reranker_reason']) {
+    const text = res.body.retrieval[field] as string;
+    t.ok(text.length <= 200, `${field} is short (${text.length} characters)`);
+    t.notMatch(text, /MODELS_DIR|\/<org>|config\.json|models:fetch/, `${field} repeats no paths or file lists`);
+  }
+  const health = (await app.inject('/v1/system/health')).json();
+  t.match(health.features.dense_retrieval.reason, /To enable dense retrieval, put the model files in/, 'the details stay in get_system_health');
+  t.match(health.features.reranking.reason, /model files missing/);
   t.ok(res.body.results[0].text.includes(planted.phrase));
   t.equal(app.services.retrieval.stats().embedded_chunks, 0);
   t.equal(srv.hits('ten-pages.pdf'), 1, 'the refused dense calls still downloaded once, then served from cache');

@@ -197,6 +197,25 @@ export class ModelManager {
     );
   }
 
+  /**
+   * denseUnavailableReason in one sentence, for answers (retrieve_chunks' retrieval.reason): the
+   * model paths and how to add a model stay in get_system_health (features.dense_retrieval).
+   */
+  denseUnavailableSummary(): string | null {
+    const why = this.denseUnavailableReason();
+    if (why === null) return null;
+    if (why.startsWith('embedding models are still loading')) return why;
+    return 'no embedding model is available, so BM25 served the query; get_system_health (features.dense_retrieval) says how to add one';
+  }
+
+  /** rerankerUnavailableReason in one sentence, for answers; get_system_health (features.reranking) has the rest. */
+  rerankerUnavailableSummary(): string {
+    const s = this.slots.reranker!.status;
+    if (s.state === 'ready') return '';
+    if (s.state === 'loading') return 'the reranker model is still loading';
+    return `reranker ${s.id} is ${s.state}, so results keep the fused order; get_system_health (features.reranking) says why and how to add it`;
+  }
+
   rerankerUnavailableReason(): string {
     const s = this.slots.reranker!.status;
     if (s.state === 'ready') return '';
