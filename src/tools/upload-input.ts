@@ -119,14 +119,15 @@ export async function readUploadCall(
     if (fields[urlField] !== undefined && fields[urlField] !== '') bothGiven(urlField);
     // An empty URL field next to the file (HTML forms send every field) means "no URL".
     delete fields[urlField];
-    if (upload.bytes.byteLength === 0) throw toolError('VALIDATION_ERROR', `body/${UPLOAD_FIELD} is empty`);
+    // An empty file goes on like any other: the tool answers what it answers for the same file by
+    // URL (e.g. 422 "The document has no text"), not a second, upload-only error.
     return { input: validated(withoutUrl, fields, 'body', true), upload };
   }
 
   const raw = request.body;
   const body = raw instanceof RawUpload ? raw.bytes : raw;
   if (Buffer.isBuffer(body)) {
-    if (body.byteLength === 0) throw toolError('VALIDATION_ERROR', 'body is empty: send the document bytes or a JSON body');
+    // A raw body of 0 bytes with a document Content-Type is an empty file: as above.
     const query = (request.query ?? {}) as Record<string, unknown>;
     if (query[urlField] !== undefined) bothGiven(urlField);
     const contentType = request.headers['content-type'];
