@@ -9,8 +9,10 @@
  * - Names are read as bytes and kept as bytes for opening, so a file whose name is not UTF-8 is
  *   ingested (it is shown with U+FFFD); globs see the decoded name.
  * - What is left out for a reason the caller should hear of is reported, not dropped silently:
- *   folders deeper than MAX_WALK_DEPTH, symlinks that lead outside the allowed folders (by the
- *   link's own name: where it points is never echoed).
+ *   folders deeper than MAX_WALK_DEPTH, symlinks that lead outside the allowed folders, and
+ *   symlinks whose target is missing or cannot be resolved (a link into a folder that is gone or
+ *   unreadable looks the same from here), each by the link's own name: where it points is never
+ *   echoed.
  * - The walk yields to the event loop every few milliseconds of work, stops when the request's
  *   signal aborts, and past its time budget ends with TIMEOUT. Matching is linear (glob-match.ts),
  *   so no single step blocks for long.
@@ -46,7 +48,7 @@ export interface LocalFile {
   raw?: Buffer;
 }
 
-export type LeftOutReason = 'too_deep' | 'outside_link';
+export type LeftOutReason = 'too_deep' | 'outside_link' | 'broken_link';
 
 export interface LeftOut {
   reason: LeftOutReason;
@@ -179,7 +181,11 @@ export async function walkFolder(root: string, rootId: string, opts: WalkOptions
           if (st.isSymbolicLink()) {
             // Followed only when its target is inside an allowed folder.
             const target = await fs.realpath(via(e.name), { encoding: 'buffer' }).catch(() => null);
-            if (!target) continue; // dangling
+            if (!target) {
+              // Dangling or unresolvable: said in the job unless the globs leave the name out anyway.
+              if ((!include || include(e.rel)) && !exclude?.(e.rel)) budget.note('broken_link', text(entryPath), e.rel);
+              continue;
+            }
             if (!insideBytes(dirs, target)) {
               budget.note('outside_link', text(entryPath), e.rel);
               continue;

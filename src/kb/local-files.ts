@@ -92,6 +92,14 @@ function outsideError(allowed: AllowedFolders, requested: string, why = 'is outs
   return toolError('URL_NOT_ALLOWED', `Path ${shown(requested)} ${why} (${allowed.origin}: ${allowed.dirs.join(', ')})`);
 }
 
+function relativeError(allowed: AllowedFolders, requested: string): Error {
+  const example = path.join(allowed.dirs[0]!, requested);
+  return toolError(
+    'VALIDATION_ERROR',
+    `Path ${shown(requested)} is relative: paths must be absolute and inside ${allowed.origin} (${allowed.dirs.join(', ')}), e.g. ${shown(example)}`,
+  );
+}
+
 /** Compiles include/exclude globs; a malformed one, or one past a limit, is VALIDATION_ERROR naming it. */
 export function compileGlobs(globs: readonly string[] | undefined, field: string): ((rel: string) => boolean) | null {
   if (!globs || globs.length === 0) return null;
@@ -120,7 +128,8 @@ export interface LocalSelection {
 
 /**
  * The files that `paths` name, in order, without duplicates: files as named, folders walked.
- * Relative paths are taken from the first allowed folder.
+ * Paths must be absolute: a relative one would be read against some folder the caller cannot see
+ * (the server's, or the first allowed one), so it is refused with the folders that are allowed.
  */
 export async function selectLocalPaths(paths: readonly string[], opts: ResolveLocalOptions): Promise<LocalSelection> {
   const { allowed } = opts;
@@ -146,7 +155,8 @@ export async function selectLocalPaths(paths: readonly string[], opts: ResolveLo
     if (typeof requested !== 'string' || requested === '' || requested.includes('\0')) {
       throw toolError('VALIDATION_ERROR', `Invalid path ${shown(String(requested))}`);
     }
-    const absolute = path.resolve(allowed.dirs[0]!, requested);
+    if (!path.isAbsolute(requested)) throw relativeError(allowed, requested);
+    const absolute = path.resolve(requested);
     // Lexically outside: refused before touching the disk.
     const real = await fs.realpath(absolute).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
@@ -185,6 +195,7 @@ export async function resolveLocalPaths(paths: readonly string[], opts: ResolveL
 const LEFT_OUT_NOTES: Record<LeftOut['reason'], string> = {
   too_deep: `left out: a folder deeper than ${MAX_WALK_DEPTH} levels below the folder given (MAX_WALK_DEPTH); not walked`,
   outside_link: 'left out: a symlink that leads outside the allowed folders; not followed',
+  broken_link: 'left out: a symlink whose target does not exist or cannot be read; not followed',
 };
 
 /** Job notes of what the walks left out: the first few by name, the last one with the count of the rest. */

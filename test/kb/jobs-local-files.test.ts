@@ -40,8 +40,8 @@ t.test('files and folders inside resolve to real paths; symlink loops are walked
   t.same(one.map((f) => f.realpath), [path.join(allowed, 'a.md')]);
   t.equal(one[0]!.bytes, 9);
 
-  const rel = await resolveLocalPaths(['docs/b.txt'], { allowed: folders, maxBytes: MAX });
-  t.same(rel.map((f) => f.realpath), [path.join(allowed, 'docs', 'b.txt')], 'relative paths start at the first allowed folder');
+  const rel = await resolveLocalPaths(['docs/b.txt'], { allowed: folders, maxBytes: MAX }).catch((e) => e);
+  t.match(rel, { code: 'VALIDATION_ERROR', message: /is relative: paths must be absolute/ }, 'relative paths are refused (local-paths-relative.test.ts)');
 
   const all = await resolveLocalPaths([allowed], { allowed: folders, maxBytes: MAX });
   const names = all.map((f) => path.relative(allowed, f.realpath)).sort();
@@ -69,7 +69,6 @@ t.test('escapes are refused with URL_NOT_ALLOWED naming ALLOWED_DIRS, not the ta
   const cases = [
     path.join(allowed, '..', 'outside', 'secret.txt'),
     `${allowed}/docs/../../outside/secret.txt`,
-    '../outside/secret.txt',
     path.join(allowed, 'escape.txt'),
     path.join(allowed, 'escape-dir'),
     path.join(allowed, 'escape-dir', 'secret.txt'),
@@ -84,6 +83,8 @@ t.test('escapes are refused with URL_NOT_ALLOWED naming ALLOWED_DIRS, not the ta
     t.match(err?.message, /ALLOWED_DIRS/);
     if (p.includes('escape')) t.notOk(err?.message.includes(outside), 'the symlink target is not echoed');
   }
+  // Relative, so refused before any lookup (and without reaching outside).
+  await t.rejects(resolveLocalPaths(['../outside/secret.txt'], { allowed: folders, maxBytes: MAX }), { code: 'VALIDATION_ERROR', message: /is relative/ });
   const fifo = await resolveLocalPaths([path.join(allowed, 'pipe')], { allowed: folders, maxBytes: MAX }).catch((e) => e);
   t.equal(fifo.code, 'URL_NOT_ALLOWED', 'a FIFO is refused');
   t.match(fifo.message, /not a regular file/);
