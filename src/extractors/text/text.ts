@@ -106,7 +106,8 @@ const TITLE_MAX_WORDS = 30;
  * common in article titles), not a list item, a quote or a line of code.
  */
 export function firstLineTitle(text: string): string | null {
-  const m = /^([^\n]*)\n[ \t]*\n\s*\S/.exec(text);
+  // Only the head is read: a 100 MB file without line breaks is not scanned for a title.
+  const m = /^([^\n]*)\n[ \t]*\n\s*\S/.exec(text.slice(0, TITLE_MAX_CHARS + 1024));
   if (!m) return null;
   const line = m[1].trim();
   if (line.length < 3 || line.length > TITLE_MAX_CHARS) return null;
