@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { type ConfigError, loadConfig } from '../../src/config.ts';
 import { createAddressPolicy } from '../../src/documents/address-policy.ts';
 import { tempDir } from '../helper.ts';
 
