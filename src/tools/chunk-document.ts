@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
 import { assertHasChunks } from './no-text.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { DocumentUrl, OcrFields, ocrRequestOf } from './schemas/documents.ts';
 import { sourceFrom } from './tool-output.ts';
 import { ChunkSchema } from '../retrieval/schemas.ts';
@@ -63,13 +63,13 @@ export const chunkDocumentTool = defineTool({
   rest: { method: 'POST', path: '/v1/documents/chunk' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'docx',
       summary: 'Chunks of a Word document (an excerpt of the AutoGen paper)',
       value: { document_url: SAMPLE_URLS.docx, max_chunks: 20 },
     },
-  ],
+  ]),
   upload: { urlField: 'document_url' },
   formats: DOCUMENT_KINDS,
   async handler(input, ctx) {

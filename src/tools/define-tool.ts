@@ -83,7 +83,9 @@ export interface ToolAnnotations {
 /**
  * A request that works as is on a fresh server (published in the OpenAPI document, where Swagger
  * UI offers it for "Try it out"). The value must be valid for the input schema; URLs must be public
- * (the default address policy refuses private and loopback addresses) and stable.
+ * (the default address policy refuses private and loopback addresses) and stable. The one
+ * exception are the `*_offline` twins from withOfflineTwins (src/tools/examples.ts): the same
+ * request on the files `npm run demo` serves over loopback, for machines without internet.
  */
 export interface ToolExample<T = unknown> {
   /** Key in the OpenAPI `examples` map: letters, digits, `_` and `-`. */

@@ -29,3 +29,65 @@ export const SAMPLE_URLS = {
 
 /** The UUID in a Beta cell of SAMPLE_URLS.xlsx. */
 export const SAMPLE_XLSX_UUID = '6ff4173b-42a5-4784-9b19-f49caff4d93d';
+
+/**
+ * The same examples offline. `npm run demo` (scripts/demo.ts) writes one sample file per kind
+ * under these names, serves them on DEMO_FILES_ORIGIN and starts the server with
+ * ALLOWED_HOSTS set to that origin, so each tool's `*_offline` example (withOfflineTwins) works
+ * on a machine without internet. Their contents answer the public examples' other inputs (the
+ * queries, the spreadsheet's UUID in column Beta).
+ */
+export const DEMO_FILES_PORT = 8090;
+export const DEMO_FILES_ORIGIN = `http://127.0.0.1:${DEMO_FILES_PORT}`;
+
+export const DEMO_FILES = {
+  pdf: 'agents.pdf',
+  invoicePdf: 'invoice.pdf',
+  docx: 'field-report.docx',
+  pptx: 'briefing.pptx',
+  xlsx: 'sheet.xlsx',
+  csv: 'customers.csv',
+  image: 'page.jpg',
+} as const satisfies Record<keyof typeof SAMPLE_URLS, string>;
+
+const PUBLIC_TO_DEMO: ReadonlyMap<string, string> = new Map(
+  (Object.keys(SAMPLE_URLS) as Array<keyof typeof SAMPLE_URLS>).map((k) => [SAMPLE_URLS[k], `${DEMO_FILES_ORIGIN}/${DEMO_FILES[k]}`]),
+);
+
+const OFFLINE_DESCRIPTION =
+  `Works without internet: run \`npm run demo\`, which writes sample files, serves them on ${DEMO_FILES_ORIGIN} ` +
+  `and starts this server with ALLOWED_HOSTS=127.0.0.1:${DEMO_FILES_PORT} (a server started otherwise refuses loopback URLs with 403 URL_NOT_ALLOWED).`;
+
+/** The suffix of an offline twin's name. */
+export const OFFLINE_SUFFIX = '_offline';
+
+/** A value with every public sample URL replaced by its demo file's URL, and whether it named one. */
+function offlineValue(value: unknown): { value: unknown; changed: boolean } {
+  if (typeof value === 'string') {
+    const local = PUBLIC_TO_DEMO.get(value);
+    return local ? { value: local, changed: true } : { value, changed: false };
+  }
+  if (Array.isArray(value)) {
+    const items = value.map(offlineValue);
+    return { value: items.map((i) => i.value), changed: items.some((i) => i.changed) };
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).map(([k, v]) => [k, offlineValue(v)] as const);
+    return { value: Object.fromEntries(entries.map(([k, v]) => [k, v.value])), changed: entries.some(([, v]) => v.changed) };
+  }
+  return { value, changed: false };
+}
+
+/**
+ * The examples, then for each one that names a public sample URL its offline twin (the same
+ * request on the demo's files, `<name>_offline`). The public ones come first: the first example
+ * stays Swagger UI's default and the upload form's pre-fill.
+ */
+export function withOfflineTwins<T>(examples: ReadonlyArray<{ name: string; summary: string; description?: string; value: T }>) {
+  const twins = examples.flatMap((e) => {
+    const offline = offlineValue(e.value);
+    if (!offline.changed) return [];
+    return [{ name: `${e.name}${OFFLINE_SUFFIX}`, summary: `${e.summary}, offline (npm run demo)`, description: OFFLINE_DESCRIPTION, value: offline.value as T }];
+  });
+  return [...examples, ...twins];
+}

@@ -1,7 +1,7 @@
 /** extract_csv_tables: a CSV/TSV file as a table, with delimiter and encoding detected. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { TablesInput, TablesOutput } from './extract-xlsx-tables.ts';
 import { sourceFrom, wireTables } from './tool-output.ts';
 
@@ -19,7 +19,7 @@ export const extractCsvTablesTool = defineTool({
   rest: { method: 'POST', path: '/v1/extract/csv' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [{ name: 'semicolons', summary: 'A semicolon-delimited CSV file as a Markdown table', value: { document_url: SAMPLE_URLS.csv } }],
+  examples: withOfflineTwins([{ name: 'semicolons', summary: 'A semicolon-delimited CSV file as a Markdown table', value: { document_url: SAMPLE_URLS.csv } }]),
   upload: { urlField: 'document_url' },
   formats: ['csv'],
   async handler(input, ctx) {

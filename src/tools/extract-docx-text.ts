@@ -1,7 +1,7 @@
 /** extract_docx_text: the text of a Word document as Markdown (headings, lists, tables). */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { DocumentUrl, MaxChars, TextOffset, TextResultFields } from './schemas/documents.ts';
 import { extractTextResult } from './text-result.ts';
 
@@ -31,13 +31,13 @@ export const extractDocxTextTool = defineTool({
   rest: { method: 'POST', path: '/v1/extract/docx' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'docx',
       summary: 'The text of a Word document, headings and tables as Markdown',
       value: { document_url: SAMPLE_URLS.docx, max_chars: 20_000 },
     },
-  ],
+  ]),
   upload: { urlField: 'document_url' },
   formats: ['docx'],
   async handler(input, ctx) {

@@ -1,7 +1,7 @@
 /** extract_image_text: OCR of one image, with per-word confidence. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { ImageUrl, LanguageFields, MaxChars, Metadata, OcrFields, ocrRequestOf, TextOffset, TextPageFields } from './schemas/documents.ts';
 import { contentBudget, pageText, sourceFrom } from './tool-output.ts';
 
@@ -50,13 +50,13 @@ export const extractImageTextTool = defineTool({
   rest: { method: 'POST', path: '/v1/extract/image' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'photo',
       summary: 'OCR of a photographed paper page (JPEG)',
       value: { image_url: SAMPLE_URLS.image, max_chars: 20_000 },
     },
-  ],
+  ]),
   upload: { urlField: 'image_url' },
   formats: ['image'],
   async handler(input, ctx) {

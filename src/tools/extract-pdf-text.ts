@@ -1,7 +1,7 @@
 /** extract_pdf_text: the text of a PDF, page by page, with OCR for scanned pages. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { DocumentUrl, MaxChars, OcrFields, TextOffset, TextResultFields } from './schemas/documents.ts';
 import { extractTextResult } from './text-result.ts';
 
@@ -32,13 +32,13 @@ export const extractPdfTextTool = defineTool({
   rest: { method: 'POST', path: '/v1/extract/pdf' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'invoice',
       summary: 'The text of a three-page invoice, with page markers',
       value: { document_url: SAMPLE_URLS.invoicePdf, max_chars: 20_000 },
     },
-  ],
+  ]),
   upload: { urlField: 'document_url' },
   formats: ['pdf'],
   async handler(input, ctx) {

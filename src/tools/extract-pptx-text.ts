@@ -1,7 +1,7 @@
 /** extract_pptx_text: the text of a presentation, slide by slide, with speaker notes. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { DocumentUrl, MaxChars, TextOffset, TextResultFields } from './schemas/documents.ts';
 import { extractTextResult } from './text-result.ts';
 
@@ -31,13 +31,13 @@ export const extractPptxTextTool = defineTool({
   rest: { method: 'POST', path: '/v1/extract/pptx' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'pptx',
       summary: 'The text of a six-slide deck, slide by slide',
       value: { document_url: SAMPLE_URLS.pptx, max_chars: 20_000 },
     },
-  ],
+  ]),
   upload: { urlField: 'document_url' },
   formats: ['pptx'],
   async handler(input, ctx) {

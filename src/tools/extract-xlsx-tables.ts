@@ -1,7 +1,7 @@
 /** extract_xlsx_tables: every sheet of an Excel workbook (XLSX or legacy XLS) as a table. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { DocumentUrl, Metadata, RowOffset, TableItem, TableOffset, TablePageFields } from './schemas/documents.ts';
 import { sourceFrom, wireTables } from './tool-output.ts';
 
@@ -38,7 +38,7 @@ export const extractXlsxTablesTool = defineTool({
   rest: { method: 'POST', path: '/v1/extract/xlsx' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [{ name: 'xlsx', summary: 'The two sheets of a workbook as Markdown tables', value: { document_url: SAMPLE_URLS.xlsx } }],
+  examples: withOfflineTwins([{ name: 'xlsx', summary: 'The two sheets of a workbook as Markdown tables', value: { document_url: SAMPLE_URLS.xlsx } }]),
   upload: { urlField: 'document_url' },
   formats: ['xlsx', 'xls'],
   async handler(input, ctx) {

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
 import { assertHasText } from './no-text.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import {
   DocumentUrl,
   LanguageFields,
@@ -68,7 +68,7 @@ export const processDocumentTool = defineTool({
   rest: { method: 'POST', path: '/v1/documents/process' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'read documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'pdf',
       summary: 'A one-page PDF: the first page of the AutoGen paper',
@@ -79,7 +79,7 @@ export const processDocumentTool = defineTool({
       summary: 'A six-slide PowerPoint deck with a chart, a table and pictures',
       value: { document_url: SAMPLE_URLS.pptx, max_chars: 20_000 },
     },
-  ],
+  ]),
   upload: { urlField: 'document_url' },
   formats: DOCUMENT_KINDS,
   async handler(input, ctx) {

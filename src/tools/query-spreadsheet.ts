@@ -1,7 +1,7 @@
 /** query_spreadsheet: rows of an XLSX, XLS or CSV file containing a value (case-insensitive). */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { SAMPLE_URLS, SAMPLE_XLSX_UUID } from './examples.ts';
+import { SAMPLE_URLS, SAMPLE_XLSX_UUID, withOfflineTwins } from './examples.ts';
 import { DocumentUrl } from './schemas/documents.ts';
 import { sourceFrom } from './tool-output.ts';
 import { DEFAULT_QUERY_LIMIT, MAX_QUERY_LIMIT, querySpreadsheet } from '../extractors/spreadsheet/spreadsheet-query.ts';
@@ -53,13 +53,13 @@ export const querySpreadsheetTool = defineTool({
   rest: { method: 'POST', path: '/v1/spreadsheets/query' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'search documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'xlsx_column',
       summary: 'Find the row whose Beta column contains a UUID prefix',
       value: { document_url: SAMPLE_URLS.xlsx, search_value: SAMPLE_XLSX_UUID.slice(0, 8), column: 'Beta', limit: 10 },
     },
-  ],
+  ]),
   upload: { urlField: 'document_url' },
   formats: ['xlsx', 'xls', 'csv'],
   async handler(input, ctx) {

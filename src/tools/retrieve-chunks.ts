@@ -7,7 +7,7 @@ import Type from 'typebox';
 import { DOCUMENT_KINDS } from '../documents/formats.ts';
 import { defineTool } from './define-tool.ts';
 import { assertHasChunks } from './no-text.ts';
-import { SAMPLE_URLS } from './examples.ts';
+import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { DocumentUrl, OcrFields, ocrRequestOf } from './schemas/documents.ts';
 import { toolError } from '../errors.ts';
 import { RetrievalModeSchema, RetrieveResultSchema } from '../retrieval/schemas.ts';
@@ -51,7 +51,7 @@ export const retrieveChunksTool = defineTool({
   rest: { method: 'POST', path: '/v1/documents/retrieve' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   access: { action: 'search', what: 'search documents' },
-  examples: [
+  examples: withOfflineTwins([
     {
       name: 'one_document',
       summary: 'The three chunks of a PDF most relevant to a question',
@@ -62,7 +62,7 @@ export const retrieveChunksTool = defineTool({
       summary: 'Search two documents at once (document_urls instead of document_url)',
       value: { document_urls: [SAMPLE_URLS.pdf, SAMPLE_URLS.pptx], query: 'multi-agent conversation framework', top_k: 5 },
     },
-  ],
+  ]),
   upload: { urlField: 'document_url', alsoUrlFields: ['document_urls'] },
   formats: DOCUMENT_KINDS,
   async handler(input, ctx) {
