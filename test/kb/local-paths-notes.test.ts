@@ -65,5 +65,5 @@ t.test('symlinks left out by a folder walk are items with notes in get_job', asy
   t.notOk(bySource.has(path.join(allowed, 'docs', 'dangling.tmp')), 'a link the exclude glob leaves out is not reported');
   t.equal(job.counts.skipped, 3);
   t.notMatch(JSON.stringify(job), outside, 'no note says where a link points');
-  t.match(job.hint, /skipped \(unchanged or left out: see each item's note\)/);
+  t.match(res.json().hint, /skipped \(unchanged or left out: see each item's note\)/, "the ingest answer's hint points at the notes");
 });
