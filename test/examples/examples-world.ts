@@ -16,7 +16,7 @@ export const API_KEY = 'example-test-key';
 
 /**
  * Filler lines that share no word with the questions the tests ask, so each page and section is
- * long enough to be a chunk of its own (short documents are chunked at about 750 characters).
+ * long enough to be a chunk of its own (a collection chunks PDFs at about 1,500 characters, and keeps a document of up to 2,000 whole).
  */
 const filler = (topic: string, from: number, n: number) =>
   Array.from({ length: n }, (_, i) => `${topic} log entry ${from + i}: the duty officer walked the route and noted nothing unusual today.`);
@@ -25,10 +25,10 @@ export const HARBOUR_PDF = {
   file: 'harbour.pdf',
   title: 'Harbour Operations Manual',
   pages: [
-    ['Harbour inspection notes', 'The north pier was inspected on a calm morning.', 'Two bollards need new paint before winter.', ...filler('Pier', 1, 9)],
+    ['Harbour inspection notes', 'The north pier was inspected on a calm morning.', 'Two bollards need new paint before winter.', ...filler('Pier', 1, 30)],
     // The answer sits mid-page, so the chunk holding it starts and ends on page 2.
-    ['Crane maintenance', ...filler('Yard', 1, 5), 'Crane seven received a new hydraulic hose after the pressure test failed.', ...filler('Yard', 6, 5)],
-    ['Tide schedule', ...filler('Quay', 1, 5), 'Spring tides reach the upper quay twice a month.', 'Ferries wait at the outer mooring during the lowest tides.', ...filler('Quay', 6, 4)],
+    ['Crane maintenance', ...filler('Yard', 1, 16), 'Crane seven received a new hydraulic hose after the pressure test failed.', ...filler('Yard', 17, 16)],
+    ['Tide schedule', ...filler('Quay', 1, 16), 'Spring tides reach the upper quay twice a month.', 'Ferries wait at the outer mooring during the lowest tides.', ...filler('Quay', 17, 16)],
   ],
 };
 
