@@ -5,8 +5,9 @@
  * create a collection, upload two generated files and watch their progress bars reach 100%, open
  * a document's page markers and chunks, search and open the trace, run an evaluation on a small
  * generated BEIR set (the lexical numbers are checked against the server's own metric functions
- * over the same API answers), delete a document; then a server without models, where the
- * variants it cannot serve show as unavailable with the API's reason. Every request the page makes
+ * over the same API answers), delete a document; then a server without models, where only the
+ * lexical variant is pre-selected, the others disabled with the server's reason, and rerank is
+ * not pre-checked on the Search page. Every request the page makes
  * goes to the console's files or the public API. Screenshots of each page go to test-results/e2e/.
  * Run with `npm run test:e2e` (after `npm run build`, which builds the console into dist/console).
  */
@@ -213,6 +214,9 @@ t.test('the console with API keys and models: ingest, browse, search with trace,
     await page.getByLabel('Query').fill('foghorn in fog');
     await page.getByLabel('top_k').fill('3');
     await page.getByLabel('Mode').selectOption('hybrid');
+    // The page asks the server's health: with a reranker, rerank is pre-checked and enabled.
+    await page.waitForFunction(() => (document.querySelector('[data-testid="search-rerank"]') as HTMLInputElement | null)?.checked === true);
+    t.equal(await page.getByTestId('search-rerank').isEnabled(), true, 'rerank pre-checked with a reranker');
     await page.getByTestId('search-submit').click();
     const first = page.getByTestId('search-hit').first();
     await first.waitFor();
@@ -243,6 +247,11 @@ t.test('the console with API keys and models: ingest, browse, search with trace,
     t.match(await page.getByTestId('eval-set-summary').textContent(), /5 queries, 5 judgements \(documents\), 6 corpus documents/);
     t.ok(await page.getByTestId('eval-target-new').isChecked(), 'a set with a corpus defaults to uploading it');
     await page.getByLabel('New or existing collection name').fill('e2e-eval');
+    for (const v of ['lexical', 'dense', 'hybrid', 'hybrid-rerank']) {
+      t.equal(await page.getByTestId(`eval-variant-${v}`).isChecked(), true, `${v} pre-selected (the server has the models)`);
+      t.equal(await page.getByTestId(`eval-variant-${v}`).isEnabled(), true, `${v} enabled`);
+    }
+    t.equal(await page.locator('[data-testid^="eval-variant-reason-"]').count(), 0, 'no variant marked unavailable');
     await page.getByTestId('eval-run').click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="eval-row"]').length === 4, undefined, { timeout: WAIT });
     t.equal(await page.getByTestId('eval-ingest-progress').locator('[role="progressbar"]').getAttribute('aria-valuenow'), '100', 'corpus upload reached 100%');
@@ -326,7 +335,7 @@ t.test('the console with API keys and models: ingest, browse, search with trace,
   t.same(pageErrors, [], 'no uncaught errors in the page');
 });
 
-t.test('a server without models: the variants it cannot serve are unavailable, with the reason', async (t) => {
+t.test('a server without models: only lexical is pre-selected, the other variants are disabled with the reason', async (t) => {
   const files = await serveFiles(t, { [MD_NAME]: await readFile(fx.md) });
   const { origin } = await startServer(t, { MODELS_DIR: temp(t, 'e2e-no-models-'), ALLOW_PRIVATE_NETWORKS: 'true' });
   await api(origin, 'POST', '/v1/collections', { name: 'plain' }, '');
@@ -356,18 +365,34 @@ t.test('a server without models: the variants it cannot serve are unavailable, w
   await page.getByTestId('eval-load').click();
   t.match(await page.getByTestId('eval-set-summary').textContent(), /2 queries, 2 judgements \(documents\)/);
   await page.getByLabel('Collection', { exact: true }).selectOption('plain');
+  // Once the page has the server's health, the variants the collection cannot serve are disabled.
+  await page.waitForFunction(() => (document.querySelector('[data-testid="eval-variant-dense"]') as HTMLInputElement | null)?.disabled === true);
+  const variants = await page.locator('[data-testid^="eval-variant-"][type="checkbox"]').evaluateAll((els) =>
+    (els as HTMLInputElement[]).map((e) => [e.getAttribute('data-testid'), e.checked, e.disabled]),
+  );
+  t.same(variants, [
+    ['eval-variant-lexical', true, false],
+    ['eval-variant-dense', false, true],
+    ['eval-variant-hybrid', false, true],
+    ['eval-variant-hybrid-rerank', false, true],
+  ], 'only lexical pre-selected; the rest disabled');
+  t.equal(await page.locator('[data-testid="eval-variant-reason-lexical"]').count(), 0, 'lexical has no reason');
+  for (const v of ['dense', 'hybrid', 'hybrid-rerank']) {
+    t.match(await page.getByTestId(`eval-variant-reason-${v}`).textContent(), /unavailable: the collection "plain" has no embeddings/, `${v}: the reason is shown`);
+  }
   await page.getByTestId('eval-run').click();
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="eval-row"]').length === 4, undefined, { timeout: WAIT });
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="eval-row"]').length === 1, undefined, { timeout: WAIT });
   const rows = await page.getByTestId('eval-row').evaluateAll((els) => els.map((e) => ({ variant: e.getAttribute('data-variant'), status: e.getAttribute('data-status'), text: e.textContent ?? '' })));
-  t.same(rows.map((r) => [r.variant, r.status]), [['lexical', 'ok'], ['dense', 'unavailable'], ['hybrid', 'unavailable'], ['hybrid-rerank', 'unavailable']]);
-  t.match(rows[1]!.text, /MODEL_UNAVAILABLE.*needs an embedding model/, 'the API reason is shown');
-  t.match(rows[1]!.text, /request id/, 'with the request id');
+  t.same(rows.map((r) => [r.variant, r.status]), [['lexical', 'ok']], 'only the selected variant ran: no 503s');
   t.equal(await page.locator('[data-testid="eval-row"][data-variant="lexical"] [data-metric="hit_at_k"]').textContent(), '1.0000', 'lexical finds both');
   await shot(page, '10-evaluate-unavailable');
 
   await page.getByTestId('nav-search').click();
   await page.getByLabel('Collection', { exact: true }).selectOption('plain');
   await page.getByLabel('Query').fill('otters');
+  await page.waitForFunction(() => (document.querySelector('[data-testid="search-rerank"]') as HTMLInputElement | null)?.disabled === true);
+  t.equal(await page.getByTestId('search-rerank').isChecked(), false, 'rerank is not pre-checked without a reranker');
+  t.match(await page.getByTestId('search-rerank-reason').textContent(), /unavailable: reranker .* is unavailable/, 'and says why');
   await page.getByLabel('Mode').selectOption('dense');
   await page.getByTestId('search-submit').click();
   await page.getByTestId('error-code').waitFor();

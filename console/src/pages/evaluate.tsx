@@ -2,6 +2,8 @@
 // {question, expected} pairs, point it at a collection (an existing one, or a new one the corpus
 // is uploaded into), run lexical / dense / hybrid / hybrid + rerank through the public search API
 // and compare nDCG@10, Recall@100, MRR@10, Hit@K and latency per variant in a table and a chart.
+// Only the variants the collection can serve are selectable (no embedder: lexical only); the others
+// are shown disabled with the server's reason (search/capabilities.ts).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, type Collection } from '../api.ts';
 import { ErrorBanner } from '../components/error-banner.tsx';
@@ -9,6 +11,8 @@ import { ProgressBar } from '../components/progress-bar.tsx';
 import { GroupedBars, fmtMs } from '../components/charts.tsx';
 import { beirSet, listSet, SetError, type EvalSet } from '../eval/parse-set.ts';
 import { API_TOP_K, ingestCorpus, runVariant, VARIANTS, type IngestReport, type VariantResult } from '../eval/run-variants.ts';
+import { shortReason, variantAvailability, type Availability } from '../search/capabilities.ts';
+import { useCapabilities } from '../use-capabilities.ts';
 import './quality.css';
 
 type Format = 'beir' | 'list';
@@ -37,6 +41,7 @@ export function EvaluatePage() {
   const qrelsRef = useRef<HTMLInputElement>(null);
   const listRef = useRef<HTMLInputElement>(null);
   const ctrl = useRef<AbortController | null>(null);
+  const health = useCapabilities();
 
   useEffect(() => {
     const c = new AbortController();
@@ -94,7 +99,7 @@ export function EvaluatePage() {
         setIngest({ finished: set.corpus.length, total: set.corpus.length, report });
       }
       const out: VariantResult[] = [];
-      for (const v of VARIANTS.filter((x) => chosen.has(x.id))) {
+      for (const v of selected) {
         const r = await runVariant(name, v, set, k, (done, total) => setProgress((p) => ({ ...p, [v.id]: { done, total } })), c.signal);
         out.push(r);
         setResults([...out]);
@@ -106,6 +111,13 @@ export function EvaluatePage() {
       setRunning(false);
     }
   };
+
+  // The collection the run will search: the chosen one, or the one the corpus goes into (null: a
+  // new one, which gets the server's current embedder).
+  const targetName = target === 'existing' ? collection : newName.trim();
+  const targetCollection = collections.find((c) => c.name === targetName) ?? null;
+  const availability: Record<string, Availability> = Object.fromEntries(VARIANTS.map((v) => [v.id, variantAvailability(v, health, targetCollection)]));
+  const selected = VARIANTS.filter((v) => chosen.has(v.id) && availability[v.id].available);
 
   const ok = results.filter((r) => r.status === 'ok' && r.metrics);
   const metricNames = ['nDCG@10', 'Recall@100', 'MRR@10', `Hit@${k}`];
@@ -212,28 +224,40 @@ export function EvaluatePage() {
           </fieldset>
           <fieldset>
             <legend>3. Variants</legend>
-            {VARIANTS.map((v) => (
-              <label class="check" key={v.id} style={{ display: 'flex' }}>
-                <input
-                  type="checkbox"
-                  checked={chosen.has(v.id)}
-                  onChange={(e) => {
-                    const next = new Set(chosen);
-                    if ((e.target as HTMLInputElement).checked) next.add(v.id);
-                    else next.delete(v.id);
-                    setChosen(next);
-                  }}
-                  data-testid={`eval-variant-${v.id}`}
-                />
-                {v.label}
-              </label>
-            ))}
+            {VARIANTS.map((v) => {
+              const a = availability[v.id];
+              return (
+                <div key={v.id}>
+                  <label class="check" style={{ display: 'flex' }}>
+                    <input
+                      type="checkbox"
+                      checked={chosen.has(v.id) && a.available}
+                      disabled={!a.available}
+                      aria-describedby={a.reason ? `eval-variant-reason-${v.id}` : undefined}
+                      onChange={(e) => {
+                        const next = new Set(chosen);
+                        if ((e.target as HTMLInputElement).checked) next.add(v.id);
+                        else next.delete(v.id);
+                        setChosen(next);
+                      }}
+                      data-testid={`eval-variant-${v.id}`}
+                    />
+                    {v.label}
+                  </label>
+                  {a.reason ? (
+                    <p id={`eval-variant-reason-${v.id}`} class="muted small" style={{ margin: '0 0 0.5rem 1.5rem' }} title={a.reason} data-testid={`eval-variant-reason-${v.id}`}>
+                      unavailable: {shortReason(a.reason)}
+                    </p>
+                  ) : null}
+                </div>
+              );
+            })}
             <div class="field">
               <label for="eval-k">K for Hit@K</label>
               <input id="eval-k" type="number" min={1} max={API_TOP_K} value={k} onInput={(e) => setK(Math.max(1, Math.min(API_TOP_K, Number((e.target as HTMLInputElement).value) || 5)))} data-testid="eval-k" />
             </div>
             <div class="actions">
-              <button type="submit" disabled={!set || running || chosen.size === 0 || (target === 'existing' && !collection)} data-testid="eval-run">
+              <button type="submit" disabled={!set || running || selected.length === 0 || (target === 'existing' && !collection)} data-testid="eval-run">
                 {running ? 'Running…' : 'Run evaluation'}
               </button>
               {running ? (

@@ -2,6 +2,7 @@
 // (POST /v1/documents/retrieve), with switches for mode, rerank and top_k; results name their
 // document, pages and heading; the explain trace is drawn as a stage waterfall and a rank-change
 // table (lexical, dense and fused ranks, reranker moves, moved up / down / new / dropped).
+// Rerank is pre-checked only when the server has a reranker; without one it is disabled with the reason.
 import { useEffect, useState } from 'preact/hooks';
 import { get, seg, type Collection, type DocumentRecord } from '../api.ts';
 import { ErrorBanner } from '../components/error-banner.tsx';
@@ -10,6 +11,8 @@ import { href } from '../router.ts';
 import { pages } from '../format.ts';
 import { retrieveUrl, searchCollection, type CollectionHit, type Mode, type RetrieveHit, type Retrieval } from '../search/search-api.ts';
 import { rankRows, waterfall, type Movement, type SearchTrace, type TraceCandidate } from '../search/trace-model.ts';
+import { rerankAvailability, shortReason } from '../search/capabilities.ts';
+import { useCapabilities } from '../use-capabilities.ts';
 import './quality.css';
 
 type Target = 'collection' | 'url';
@@ -40,7 +43,11 @@ export function SearchPage() {
   const [url, setUrl] = useState(params.get('url') ?? '');
   const [query, setQuery] = useState(params.get('q') ?? '');
   const [mode, setMode] = useState<'' | Mode>('');
-  const [rerank, setRerank] = useState(true);
+  // null: follow the server (checked when it has a reranker, once its health has answered).
+  const [rerankChoice, setRerankChoice] = useState<boolean | null>(null);
+  const health = useCapabilities();
+  const reranker = health ? rerankAvailability(health) : null;
+  const rerank = reranker?.available === false ? false : (rerankChoice ?? reranker?.available ?? false);
   const [topK, setTopK] = useState(5);
   const [explain, setExplain] = useState(true);
   const [busy, setBusy] = useState(false);
@@ -140,10 +147,22 @@ export function SearchPage() {
             <label for="search-topk">top_k</label>
             <input id="search-topk" type="number" min={1} max={20} value={topK} onInput={(e) => setTopK(Math.max(1, Math.min(20, Number((e.target as HTMLInputElement).value) || 5)))} data-testid="search-topk" />
           </div>
-          <label class="check">
-            <input type="checkbox" checked={rerank} onChange={(e) => setRerank((e.target as HTMLInputElement).checked)} data-testid="search-rerank" />
+          <label class="check" title={reranker?.reason ?? undefined}>
+            <input
+              type="checkbox"
+              checked={rerank}
+              disabled={reranker?.available === false}
+              aria-describedby={reranker?.reason ? 'search-rerank-reason' : undefined}
+              onChange={(e) => setRerankChoice((e.target as HTMLInputElement).checked)}
+              data-testid="search-rerank"
+            />
             rerank
           </label>
+          {reranker?.reason ? (
+            <span id="search-rerank-reason" class="muted small" title={reranker.reason} data-testid="search-rerank-reason">
+              unavailable: {shortReason(reranker.reason, 80)}
+            </span>
+          ) : null}
           <label class="check">
             <input type="checkbox" checked={explain} onChange={(e) => setExplain((e.target as HTMLInputElement).checked)} data-testid="search-explain" />
             explain (trace)
