@@ -39,11 +39,11 @@ export const OTTERS_MD = {
     '## Sleeping\n\n' +
     'Sea otters hold hands while sleeping so they do not drift apart on the current.\n' +
     'A group of resting otters floating together is called a raft.\n' +
-    filler('Kelp', 1, 6).join('\n') +
+    filler('Kelp', 1, 16).join('\n') +
     '\n\n## Feeding\n\n' +
     'Otters use stones as tools to crack open shellfish and sea urchins.\n' +
     'They eat about a quarter of their body weight every day.\n' +
-    filler('Reef', 1, 6).join('\n') +
+    filler('Reef', 1, 16).join('\n') +
     '\n',
 };
 

@@ -23,7 +23,11 @@ t.test('the MCP agent ingests a folder and answers with page citations', async (
   t.equal(answer.job.status, 'succeeded', JSON.stringify(answer.job.items));
   t.equal(answer.job.counts.done, 3, 'the three documents were ingested');
   t.ok(answer.progress.length >= 1, `${answer.progress.length} progress notifications while ingest waited`);
-  t.same(answer.calls, ['tools/list', 'ingest_documents', 'get_job', 'search_collection']);
+  // get_job is called until the job ends: how often depends on the machine, the order does not.
+  t.same(
+    answer.calls.filter((c, i) => c !== answer.calls[i - 1]),
+    ['tools/list', 'ingest_documents', 'get_job', 'search_collection'],
+  );
 
   const top = answer.citations[0]!;
   t.ok(top, 'at least one citation');
