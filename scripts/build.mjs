@@ -5,9 +5,12 @@
 // assets, tesseract's worker script, pdf.js, models), and the heavy ones loaded on first use.
 // Types are checked by `npm run typecheck`, not here.
 // Then the web console (console/, Preact) is built by Vite into dist/console (plugins/console.ts serves it).
+// Last, dist/.build-inputs.json records every file both read, so `npm test` can skip a build of
+// unchanged inputs (scripts/build-stamp.mjs, scripts/build-if-stale.mjs).
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { writeStamp } from './build-stamp.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outdir = path.join(root, 'dist');
@@ -27,7 +30,7 @@ export const EXTERNAL = [
 ];
 
 rmSync(outdir, { recursive: true, force: true });
-await build({
+const server = await build({
   absWorkingDir: root,
   // Worker and child-process entries are bundles of their own: they start from a file path.
   entryPoints: ['src/server.ts', 'src/retrieval/embedders/onnx-worker.ts', 'src/extraction/extract-child.ts'],
@@ -43,6 +46,7 @@ await build({
   external: EXTERNAL,
   sourcemap: true,
   logLevel: 'warning',
+  metafile: true,
   // Bundled CommonJS packages call require(); ESM output has none, so give each file one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
@@ -50,9 +54,19 @@ await build({
 // The console: `vite build --config console/vite.config.ts`. Skipped with a warning where the
 // sources are absent (an image that copies only the server): /console then answers 503.
 const consoleConfig = path.join(root, 'console', 'vite.config.ts');
+const inputs = Object.keys(server.metafile.inputs);
+const outputs = Object.keys(server.metafile.outputs);
 if (existsSync(path.join(root, 'console', 'index.html'))) {
   const { build: viteBuild } = await import('vite');
-  await viteBuild({ configFile: consoleConfig, logLevel: 'warn' });
+  const result = await viteBuild({ configFile: consoleConfig, logLevel: 'warn' });
+  // Every module of every chunk (absolute paths; Vite's virtual modules are not files).
+  for (const out of [result].flat()) {
+    for (const item of out.output ?? []) {
+      if (item.type === 'chunk') inputs.push(...item.moduleIds.filter((id) => path.isAbsolute(id)));
+    }
+  }
+  outputs.push('dist/console/index.html');
 } else {
   console.warn('console/ is missing: the web console is not built (/console answers 503)');
 }
+writeStamp(inputs, outputs);

@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { hashKey } from '../../src/auth/key-hash.ts';
 import { tempDir, type Teardown } from '../helper.ts';
 import { kbWorld, type KbWorld } from '../kb/surface-fixtures.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 /** The keys in clear, by name; the file holds only their hashes. */
 export const KEYS = {
@@ -87,14 +88,13 @@ export async function httpMcpClient(t: Teardown, origin: string, key: KeyName | 
 }
 
 const SERVER = pathToFileURL(path.resolve(import.meta.dirname, '../../src/server.ts')).href;
-const TSX = import.meta.resolve('tsx');
 
 /** The stdio server from the sources (not a possibly stale dist/), with only `env` set. */
 export function stdioTransport(t: Teardown, env: Record<string, string>): StdioClientTransport {
   const cwd = tempDir(t);
   return new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', TSX, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(SERVER)}); await main(['--transport', 'stdio']);`],
+    args: [...SOURCE_LOADER_ARGS, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(SERVER)}); await main(['--transport', 'stdio']);`],
     cwd,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(cwd, 'data'), LOG_LEVEL: 'warn', ...env },
     stderr: 'pipe',

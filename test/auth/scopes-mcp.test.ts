@@ -11,6 +11,7 @@ import { listenLoopback } from '../kb/surface-fixtures.ts';
 import { tempDir } from '../helper.ts';
 import { httpMcpClient, KEYS, scopedWorld, stdioMcpClient } from './fixtures.ts';
 import { runMcpTable, type McpKey } from './mcp-table.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 const MCP_KEYS: McpKey[] = ['admin', 'reader', 'editor', 'uploader'];
 
@@ -40,7 +41,7 @@ const SERVER = pathToFileURL(path.resolve(import.meta.dirname, '../../src/server
 /** Runs the stdio server to its exit; resolves with the exit code and stderr. */
 function runStdio(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const cwd = tempDir(t);
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(SERVER)}); await main(['--transport', 'stdio']);`], {
+  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(SERVER)}); await main(['--transport', 'stdio']);`], {
     cwd,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(cwd, 'data'), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { tempDir } from '../helper.ts';
 import { IndexStore } from '../../src/retrieval/store/index-store.ts';
 import { contentOf, COUNT, EMBEDDER, DIM } from './save-versions.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 const SCRIPT = path.join(import.meta.dirname, 'save-loop.ts');
 const ROUNDS = 8;
@@ -19,7 +20,7 @@ t.test('a store killed mid-save always reopens on a whole version', async (t) =>
   let seed = 12345;
   const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % 1000) / 1000;
   for (let round = 0; round < ROUNDS; round++) {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, SCRIPT, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     t.teardown(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });

@@ -5,25 +5,25 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { tempDir } from '../helper.ts';
+import { pollUntil } from '../poll.ts';
 import { hostileApp, isAlive, PLAIN_TEXT, poolHealth, processText, warmUp } from './pool-app.ts';
 
-t.test('a busy loop times out with 504 and its child is gone within a second', async (t) => {
+t.test('a busy loop times out with 504 and its child is killed', async (t) => {
   const { app, services } = await hostileApp(t, { REQUEST_TIMEOUT: '3', EXTRACT_CONCURRENCY: '1' });
   // A child that has already extracted, so the short timeout measures the busy loop, not a
   // start-up on a busy machine.
   await warmUp(services);
   const pidFile = path.join(tempDir(t), 'pid');
   const res = await processText(app, `BUSY ${pidFile}`);
-  const answeredAt = Date.now();
   t.equal(res.statusCode, 504);
   t.equal(res.json().code, 'TIMEOUT');
   const pid = Number(readFileSync(pidFile, 'utf8'));
   t.ok(pid > 0 && pid !== process.pid, 'the loop ran in a child');
-  while (isAlive(pid) && Date.now() - answeredAt < 1000) await sleep(20);
-  t.notOk(isAlive(pid), `child ${pid} is gone ${Date.now() - answeredAt} ms after the answer`);
+  // The loop never ends by itself: the child is gone only because the pool killed it.
+  await pollUntil(() => !isAlive(pid), `child ${pid} to be gone`);
+  t.notOk(isAlive(pid), `child ${pid} is gone`);
   const h = await poolHealth(app);
   t.equal(h.restarts.cancelled, 1);
   t.equal(h.memory_reserved_mb, 0, 'its memory reservation is released');

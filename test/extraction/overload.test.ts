@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { hostileApp, poolHealth, processText, warmUp } from './pool-app.ts';
+import { holdCommand, hostileApp, poolHealth, processText, warmUp } from './pool-app.ts';
 
 t.test('budget full: one call waits, the next is refused with 503, then the waiting one runs', async (t) => {
   // Budget for one child although two are allowed: memory is the limit here.
@@ -16,7 +16,10 @@ t.test('budget full: one call waits, the next is refused with 503, then the wait
     EXTRACT_QUEUE_MAX: '1',
   });
   await warmUp(services);
-  const first = processText(app, 'SPIN 3000 first');
+  // The first call holds the budget until released, so the queue and the refusal are seen however
+  // slow the machine is (no race with a fixed-length extraction).
+  const hold = holdCommand(t, 'first');
+  const first = processText(app, hold.text);
   while ((await poolHealth(app)).busy !== 1) await sleep(20);
   let secondDone = false;
   const second = processText(app, 'SPIN 10 second').then((r) => ((secondDone = true), r));
@@ -32,6 +35,7 @@ t.test('budget full: one call waits, the next is refused with 503, then the wait
   t.match(third.json().error, /EXTRACT_QUEUE_MAX=1/);
   t.match(third.json().error, /retry/);
 
+  hold.release();
   const [r1, r2] = await Promise.all([first, second]);
   t.equal(r1.statusCode, 200);
   t.equal(r2.statusCode, 200);
@@ -42,10 +46,12 @@ t.test('budget full: one call waits, the next is refused with 503, then the wait
 t.test('concurrency full names EXTRACT_CONCURRENCY; no queue refuses at once', async (t) => {
   const { app, services } = await hostileApp(t, { EXTRACT_CONCURRENCY: '1', EXTRACT_QUEUE_MAX: '0' });
   await warmUp(services);
-  const first = processText(app, 'SPIN 2000 first');
+  const hold = holdCommand(t, 'first');
+  const first = processText(app, hold.text);
   while ((await poolHealth(app)).busy !== 1) await sleep(20);
   const refused = await processText(app, 'SPIN 10 second');
   t.equal(refused.statusCode, 503);
   t.match(refused.json().error, /EXTRACT_CONCURRENCY=1 extractions running/);
+  hold.release();
   t.equal((await first).statusCode, 200);
 });

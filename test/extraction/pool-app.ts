@@ -2,6 +2,8 @@
  * An app whose extraction pool runs the hostile test extractor for text files (see
  * fixtures/hostile-extractor.ts), and helpers to upload a command to it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, testConfig, type Teardown } from '../helper.ts';
@@ -43,6 +45,22 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A command for the hostile extractor that holds its child (event loop blocked) until `release()`;
+ * `text` is what the call then extracts.
+ */
+export function holdCommand(t: Teardown, label = ''): { text: string; release(): void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rag-hold-'));
+  const file = path.join(dir, 'release');
+  const release = () => writeFileSync(file, '');
+  // Released on teardown too, so a failing test leaves no child blocked.
+  t.teardown(() => {
+    release();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { text: `HOLD release:${file} ${label}`.trim(), release };
 }
 
 export const PLAIN_TEXT = 'Herons wade in the shallow marsh water at dawn, looking for small fish and frogs.';

@@ -7,23 +7,22 @@
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { curlBlock, DEMO_COMMANDS, runCommand, toCurl } from '../../scripts/demo/commands.ts';
 import { DEMO_FILES_ORIGIN } from '../../src/tools/examples.ts';
 import { tempDir } from '../helper.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = createRequire(import.meta.url).resolve('tsx');
 const DEMO = path.join(ROOT, 'scripts/demo.ts');
 const run = promisify(execFile);
 
 /** Spawns the demo; `output()` is what it printed so far. */
 function startDemo(t: Parameters<typeof tempDir>[0], args: string[]) {
   const dir = tempDir(t, 'rag-demo-');
-  const child = spawn(process.execPath, ['--import', TSX, DEMO, '--port', '0', '--files-port', '0', '--dir', dir, ...args], {
+  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, DEMO, '--port', '0', '--files-port', '0', '--dir', dir, ...args], {
     cwd: ROOT,
     // A clean environment: nothing of this machine's settings leaks in.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, LOG_LEVEL: 'info' },
@@ -74,7 +73,7 @@ t.test('the printed commands work pasted into a shell, and Ctrl-C stops everythi
     const outcome = await runCommand(command, demoVars);
     t.equal(outcome.problem, null, `--check's request: ${toCurl(command)}`);
   }
-  const check = await run(process.execPath, ['--import', TSX, DEMO, '--help'], { cwd: ROOT });
+  const check = await run(process.execPath, [...SOURCE_LOADER_ARGS, DEMO, '--help'], { cwd: ROOT });
   t.match(check.stdout, /--check/, '--help names --check');
   demo.child.kill('SIGINT');
   t.equal(await demo.exited, 0, 'Ctrl-C ends the demo cleanly');

@@ -152,8 +152,11 @@ t.test('/health answers promptly while a large document is being indexed', async
   const app = await buildAppOn(t, tempDir(t));
   const url = srv.add('health.pdf', pdf, 'application/pdf');
   let finished = false;
+  const startedAt = performance.now();
+  let endedAt = 0;
   const indexing = retrieve(app, url, PLANTED[0]!.query).then((r) => {
     finished = true;
+    endedAt = performance.now();
     return r;
   });
   // Wait (bounded) until the extraction is running, then probe /health until the call completes.
@@ -174,7 +177,10 @@ t.test('/health answers promptly while a large document is being indexed', async
     await new Promise((r) => setTimeout(r, 10));
   }
   t.ok(duringIndexing >= 1, `${duringIndexing} health answers came back while indexing was still running`);
-  t.ok(slowest < 2000, `slowest health answer during indexing: ${Math.round(slowest)} ms`);
+  // Relative to the call's own duration, so a loaded machine slows both alike: indexing that held
+  // the event loop would keep a probe waiting for about all of it.
+  const callMs = endedAt - startedAt;
+  t.ok(slowest < callMs / 2, `slowest health answer during indexing: ${Math.round(slowest)} ms of the ${Math.round(callMs)} ms call`);
   const done = await indexing;
   t.equal(done.status, 200);
   assertPlantedHit(t, done.body, PLANTED[0]!);

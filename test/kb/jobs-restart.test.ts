@@ -12,12 +12,13 @@ import { tempDir } from '../helper.ts';
 import { startLocalServer, type LocalServer } from '../documents/fixtures/local-server.ts';
 import { serve, startKb, TEXT_DOC } from './jobs-fixtures.ts';
 import { LOST_UPLOAD_REASON } from '../../src/kb/job-runner.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 const CHILD = path.join(import.meta.dirname, 'jobs-restart-child.ts');
 
 /** Runs the child until the first document is done and the second one's download stalls, then kills it. */
 async function killMidJob(t: Test, dataDir: string, server: LocalServer): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, server.origin], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, CHILD, dataDir, server.origin], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

@@ -8,12 +8,13 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 const MODULE = pathToFileURL(path.resolve(import.meta.dirname, '../../src/hard-exit.ts')).href;
 
 function runChild(t: Test, body: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }> {
   const source = `import { armHardExit } from ${JSON.stringify(MODULE)};\n${body}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

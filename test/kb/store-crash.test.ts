@@ -13,6 +13,7 @@ import { KbStore } from '../../src/kb/kb-store.ts';
 import { KB_DB_FILE } from '../../src/kb/db.ts';
 import { makeVectors, tempDir } from './fixtures/store-data.ts';
 import { chunkCountOf, DIM, shaOf, SOURCES } from './fixtures/store-replace-loop.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 const SCRIPT = path.join(import.meta.dirname, 'fixtures', 'store-replace-loop.ts');
 const ROUNDS = 8;
@@ -23,7 +24,7 @@ t.test('a store killed mid-replace always reopens with whole versions', async (t
   const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) % 1000) / 1000;
   let killedMidWrite = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, SCRIPT, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
     t.teardown(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });

@@ -8,12 +8,12 @@ import path from 'node:path';
 import t from 'tap';
 import { KbStore } from '../../src/kb/kb-store.ts';
 import { tempDir } from '../helper.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 
 const FIXTURE = path.resolve(import.meta.dirname, 'fixtures/hold-store.ts');
-const TSX = import.meta.resolve('tsx');
 
 async function holdOpen(t: { teardown(fn: () => void): void }, dir: string, jobCollection?: string) {
-  const child = spawn(process.execPath, ['--import', TSX, FIXTURE, dir, ...(jobCollection ? [jobCollection] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, FIXTURE, dir, ...(jobCollection ? [jobCollection] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

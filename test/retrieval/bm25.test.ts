@@ -70,7 +70,7 @@ t.test('CJK text is searchable through bigrams', async (t) => {
   t.same(idx.search('経済', 5).map((h) => h.index), [1]);
 });
 
-t.test('2,000 documents index fast and answer in milliseconds', async (t) => {
+t.test('2,000 documents: a query costs a small fraction of building the index', async (t) => {
   const words = 'cell protein gene expression tumor mouse patient therapy risk cohort dose signal receptor pathway'.split(' ');
   const docs = Array.from({ length: 2000 }, (_, i) => ({
     body: Array.from({ length: 120 }, (_, j) => words[(i * 7 + j * 13 + (j * j) % 11) % words.length] + (j % 9 === 0 ? i % 300 : '')).join(' '),
@@ -79,8 +79,11 @@ t.test('2,000 documents index fast and answer in milliseconds', async (t) => {
   const idx = Bm25Index.build(docs, new Analyzer());
   const buildMs = performance.now() - t0;
   const t1 = performance.now();
-  for (let i = 0; i < 50; i++) idx.search(`tumor receptor ${i} dose`, 100);
+  let hits = 0;
+  for (let i = 0; i < 50; i++) hits += idx.search(`tumor receptor ${i} dose`, 100).length;
   const queryMs = (performance.now() - t1) / 50;
-  t.ok(buildMs < 5000, `build ${buildMs.toFixed(0)} ms`);
-  t.ok(queryMs < 20, `query ${queryMs.toFixed(2)} ms`);
+  t.equal(hits, 50 * 100, 'every query fills its 100 results');
+  // Relative, so a loaded machine slows both sides alike (absolute speed: npm run bench:index):
+  // a query reads the postings of its terms, it does not rescan the documents.
+  t.ok(queryMs < buildMs / 20, `a query (${queryMs.toFixed(2)} ms) costs under 1/20 of the build (${buildMs.toFixed(0)} ms)`);
 });

@@ -43,10 +43,10 @@ async function fakeHub(t: Test, root: string) {
 t.test('all three models from MODELS_DIR: loaded in the background, chosen by chunk count', async (t) => {
   const m = manager(t, { MODELS_DIR: MODELS_FIXTURE_DIR });
   t.match(m.state(), [{ state: 'unavailable', reason: 'model loading has not started' }, {}, {}]);
-  const before = performance.now();
   m.start();
-  t.ok(performance.now() - before < 50, 'start() returns at once');
-  t.same(m.state().map((s) => s.state), ['loading', 'loading', 'loading']);
+  // start() returns before any model is loaded (all three are still loading when it returns), so
+  // nothing is measured in milliseconds.
+  t.same(m.state().map((s) => s.state), ['loading', 'loading', 'loading'], 'start() returns at once: all three still loading');
   t.match(m.denseUnavailableReason(), /still loading/);
   t.equal(m.embedderFor(10), null, 'nothing served before a model is ready');
   await m.ready();
@@ -126,7 +126,9 @@ t.test('MODEL_DOWNLOADS=auto fetches missing files once into the layout; a faile
   const hitsAfterStart = hub.hits.length;
   t.equal(m.embedderFor(500)?.id, 'onnx:Xenova/all-MiniLM-L6-v2:q8', 'falls back to the fast model');
   m.embedderById('onnx:Xenova/bge-small-en-v1.5:q8');
-  await new Promise((r) => setTimeout(r, 20));
+  // A retry would show at once as a loading model, and ready() would wait for its download.
+  t.match(m.state()[1], { state: 'failed' }, 'the failed model is not reloaded by a call');
+  await m.ready();
   t.equal(hub.hits.length, hitsAfterStart, 'no download retried per call');
   t.notOk((await fs.readdir(path.join(dir, 'Xenova/bge-small-en-v1.5'), { recursive: true })).some((f) => f.includes('.part-')), 'no partial files left');
 });

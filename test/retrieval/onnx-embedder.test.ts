@@ -102,7 +102,8 @@ t.test('max length is configurable; an aborted signal rejects at once and the mo
 
 t.test('the event loop keeps turning while a large batch embeds', async (t) => {
   const e = fast;
-  const texts = Array.from({ length: 400 }, (_, i) => `${EXPECTED.texts[i % 5]} document ${i} ${'solar energy growth '.repeat(i % 20)}`);
+  // Large enough (a few hundred ms) that one preempted timer on a loaded machine is a small part of it.
+  const texts = Array.from({ length: 1200 }, (_, i) => `${EXPECTED.texts[i % 5]} document ${i} ${'solar energy growth '.repeat(i % 20)}`);
   let ticks = 0;
   let maxGap = 0;
   let last = performance.now();
@@ -116,9 +117,11 @@ t.test('the event loop keeps turning while a large batch embeds', async (t) => {
   const vectors = await e.embed(texts, 'passage');
   const ms = performance.now() - started;
   clearInterval(timer);
-  t.equal(vectors.length, 400);
+  t.equal(vectors.length, 1200);
   t.ok(ticks > 0, `timers ran during embedding (${ticks} ticks)`);
-  t.ok(maxGap < 200, `longest event-loop stall ${maxGap.toFixed(0)} ms`);
+  // Relative to the embedding's own duration, so a loaded machine slows both alike: run on this
+  // thread, the batch would stall the loop for about all of it.
+  t.ok(maxGap < ms / 2, `longest event-loop stall ${maxGap.toFixed(0)} ms of ${ms.toFixed(0)} ms embedding`);
   t.comment(`tiny fast model: ${(texts.length / (ms / 1000)).toFixed(0)} texts/s, longest stall ${maxGap.toFixed(1)} ms`);
 });
 

@@ -70,6 +70,8 @@ t.test('default HNSW parameters: recall@10 >= 0.99 against brute force, before a
   const queryMs = (performance.now() - qStart) / QUERIES;
   t.ok(r1 >= 0.99, `recall@10 after build ${r1}`);
   t.ok(r2 >= 0.99, `recall@10 after reload ${r2}`);
-  t.ok(maxGap < 250, `building yields to the event loop (longest stall ${maxGap.toFixed(0)} ms)`);
+  // Relative to the build's own duration, so a loaded machine slows both alike: a build that did
+  // not yield would stall the loop for about all of it.
+  t.ok(maxGap < buildMs / 4, `building yields to the event loop (longest stall ${maxGap.toFixed(0)} ms of ${buildMs.toFixed(0)} ms)`);
   t.comment(`${N} x ${DIM}-d random: build+save ${buildMs.toFixed(0)} ms, recall@10 ${r1} / ${r2}, ${queryMs.toFixed(2)} ms per query, longest stall ${maxGap.toFixed(0)} ms`);
 });
