@@ -16,6 +16,11 @@
  * - The walk yields to the event loop every few milliseconds of work, stops when the request's
  *   signal aborts, and past its time budget ends with TIMEOUT. Matching is linear (glob-match.ts),
  *   so no single step blocks for long.
+ * - The order is total and fixed by the names alone (WalkKey): in each folder its files by name,
+ *   then each subfolder by name with everything below it. So a walk can stop after any file and
+ *   a later walk resume after that file's key (folder-feed.ts): entries before it are passed over
+ *   without being looked at again where their kind is known from the listing, and what is noted
+ *   (left out) is noted once, by the walk that passes its place.
  */
 import { constants as FS, type BigIntStats, type Dirent } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
@@ -102,13 +107,39 @@ export class WalkBudget {
   }
 }
 
+/**
+ * A place in the walk order: the names of the folders down to it (tier 1) and last the entry's
+ * own name, tier 0 for a file (or a link left out, noted in a file's place) and 1 for a folder.
+ * Compared component by component, tier first, then name bytes; a prefix comes first.
+ */
+export type WalkKey = Array<[0 | 1, Buffer]>;
+
+function compareStep(a: [0 | 1, Buffer], b: [0 | 1, Buffer]): number {
+  return a[0] !== b[0] ? a[0] - b[0] : Buffer.compare(a[1], b[1]);
+}
+
+export function compareKeys(a: WalkKey, b: WalkKey): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = compareStep(a[i]!, b[i]!);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
 export interface WalkOptions {
   dirs: readonly string[];
   include: ((rel: string) => boolean) | null;
   exclude: ((rel: string) => boolean) | null;
-  /** Takes a file found (it may throw, e.g. past the file limit). */
-  add(f: LocalFile): void;
+  /** Takes a file found (it may throw, e.g. past the file limit); false: stop the walk after it. */
+  add(f: LocalFile, key: WalkKey): void | boolean;
   budget: WalkBudget;
+  /** Resume: only what comes after this place is reported (and walked). */
+  after?: WalkKey | null;
+  /**
+   * Folders (dev:ino) an earlier part of a resumed walk already walked or noted; the walk adds
+   * each folder it walks or notes, so the set carries over to the next part.
+   */
+  walked?: Set<string>;
 }
 
 const SEP = Buffer.from(path.sep);
@@ -123,6 +154,12 @@ interface Pending {
   depth: number;
   /** dev:ino seen when its parent was listed (the root: when it was resolved). */
   id: string;
+  /** Its place in the walk order. */
+  key: WalkKey;
+  /** On the way to the place a resumed walk starts after: what is before it inside is passed over. */
+  onPath: boolean;
+  /** Deeper than MAX_WALK_DEPTH: noted in its turn, not walked. */
+  tooDeep?: { entryPath: string };
 }
 
 /** Opens a folder by path without following a last symlink, and checks the descriptor. */
@@ -135,15 +172,32 @@ async function openFolder(dir: Buffer, dirs: readonly string[], id: string): Pro
   return null;
 }
 
-/** Walks `root` (a real path inside `dirs`, whose dev:ino is `rootId`). */
-export async function walkFolder(root: string, rootId: string, opts: WalkOptions): Promise<void> {
+/**
+ * Walks `root` (a real path inside `dirs`, whose dev:ino is `rootId`). True when it reached the
+ * end; false when `add` asked it to stop.
+ */
+export async function walkFolder(root: string, rootId: string, opts: WalkOptions): Promise<boolean> {
   const { dirs, include, exclude, add, budget } = opts;
-  const visited = new Set<string>([rootId]);
+  const after = opts.after && opts.after.length > 0 ? opts.after : null;
+  const walked = opts.walked ?? new Set<string>();
+  // Folders seen by this part of the walk (when listed), and those earlier parts walked.
+  const visited = new Set<string>([rootId, ...walked]);
+  walked.add(rootId);
   // Depth-first with an explicit stack of folders not yet opened.
-  const stack: Pending[] = [{ dir: Buffer.from(root), rel: '', depth: 0, id: rootId }];
+  const stack: Pending[] = [{ dir: Buffer.from(root), rel: '', depth: 0, id: rootId, key: [], onPath: after !== null }];
   while (stack.length > 0) {
     const folder = stack.pop()!;
     await budget.tick();
+    if (folder.tooDeep) {
+      walked.add(folder.id);
+      budget.note('too_deep', folder.tooDeep.entryPath, folder.rel);
+      continue;
+    }
+    walked.add(folder.id);
+    // The resumed walk's next step inside this folder: entries up to it were reported before.
+    const next = folder.onPath ? after![folder.key.length] : undefined;
+    // A place at or before `next`: passed over (a folder equal to it is the way down).
+    const before = (tier: 0 | 1, name: Buffer) => (next ? compareStep([tier, name], next) : 1);
     // A folder that is no longer the one seen (swapped, moved, gone) is left out.
     const fh = await openFolder(folder.dir, dirs, folder.id);
     if (!fh) continue;
@@ -152,11 +206,13 @@ export async function walkFolder(root: string, rootId: string, opts: WalkOptions
       // On Linux, listed and looked at through the opened descriptor (openat semantics).
       const base = PROC_FD ? Buffer.from(`/proc/self/fd/${fh.fd}`) : folder.dir;
       const via = (name: Buffer) => (PROC_FD ? throughDescriptor(fh.fd, name) : join(folder.dir, name));
-      const list = await fs.readdir(base, { withFileTypes: true, encoding: 'buffer' }).catch(() => [] as Dirent<Buffer>[]);
+      let list = await fs.readdir(base, { withFileTypes: true, encoding: 'buffer' }).catch(() => [] as Dirent<Buffer>[]);
       budget.entries += list.length;
       if (budget.entries > MAX_ENTRIES_PER_WALK) {
         throw toolError('VALIDATION_ERROR', `The folders hold more than ${MAX_ENTRIES_PER_WALK} entries; name subfolders instead`);
       }
+      // Plain files and folders at or before the resume place are known from the listing: not looked at.
+      if (next) list = list.filter((e) => !((e.isFile() && before(0, e.name) <= 0) || (e.isDirectory() && before(1, e.name) < 0)));
       list.sort((a, b) => Buffer.compare(a.name, b.name));
       for (let i = 0; i < list.length; i += STAT_BATCH) {
         await budget.tick();
@@ -183,11 +239,11 @@ export async function walkFolder(root: string, rootId: string, opts: WalkOptions
             const target = await fs.realpath(via(e.name), { encoding: 'buffer' }).catch(() => null);
             if (!target) {
               // Dangling or unresolvable: said in the job unless the globs leave the name out anyway.
-              if ((!include || include(e.rel)) && !exclude?.(e.rel)) budget.note('broken_link', text(entryPath), e.rel);
+              if (before(0, e.name) > 0 && (!include || include(e.rel)) && !exclude?.(e.rel)) budget.note('broken_link', text(entryPath), e.rel);
               continue;
             }
             if (!insideBytes(dirs, target)) {
-              budget.note('outside_link', text(entryPath), e.rel);
+              if (before(0, e.name) > 0) budget.note('outside_link', text(entryPath), e.rel);
               continue;
             }
             st = await fs.stat(target, { bigint: true }).catch(() => null);
@@ -195,27 +251,38 @@ export async function walkFolder(root: string, rootId: string, opts: WalkOptions
             real = target;
           }
           if (st.isDirectory()) {
+            const place = before(1, e.name);
+            if (place < 0) continue;
+            const key: WalkKey = [...folder.key, [1, e.name]];
+            if (place === 0) {
+              // The way down to the resume place: walked before, so not checked against `visited`.
+              subfolders.push({ dir: real, rel: e.rel, depth: folder.depth + 1, id: fileId(st), key, onPath: true });
+              continue;
+            }
             if (exclude?.(e.rel) || exclude?.(`${e.rel}/`)) continue;
             const id = fileId(st);
             if (visited.has(id)) continue;
             visited.add(id);
-            if (folder.depth + 1 > MAX_WALK_DEPTH) {
-              budget.note('too_deep', text(entryPath), e.rel);
-              continue;
-            }
-            subfolders.push({ dir: real, rel: e.rel, depth: folder.depth + 1, id });
+            const pending: Pending = { dir: real, rel: e.rel, depth: folder.depth + 1, id, key, onPath: false };
+            if (folder.depth + 1 > MAX_WALK_DEPTH) pending.tooDeep = { entryPath: text(entryPath) };
+            subfolders.push(pending);
             continue;
           }
           if (!st.isFile()) continue; // FIFOs, sockets, devices
+          if (before(0, e.name) <= 0) continue;
           if ((include && !include(e.rel)) || exclude?.(e.rel)) continue;
           const realText = text(real);
-          add({
-            realpath: realText,
-            relative: e.rel,
-            bytes: Number(st.size),
-            id: fileId(st),
-            ...(isUtf8(real, realText) ? {} : { raw: real }),
-          });
+          const more = add(
+            {
+              realpath: realText,
+              relative: e.rel,
+              bytes: Number(st.size),
+              id: fileId(st),
+              ...(isUtf8(real, realText) ? {} : { raw: real }),
+            },
+            [...folder.key, [0, e.name]],
+          );
+          if (more === false) return false;
         }
       }
     } finally {
@@ -224,4 +291,5 @@ export async function walkFolder(root: string, rootId: string, opts: WalkOptions
     // Reverse so the first subfolder is walked next (stack order).
     for (let i = subfolders.length - 1; i >= 0; i--) stack.push(subfolders[i]!);
   }
+  return true;
 }

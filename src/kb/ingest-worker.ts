@@ -17,6 +17,11 @@
  * - A reconciler (at start and every INGEST_STALLED_SECONDS) repairs what no event covers: a job
  *   recorded whose documents never reached Redis (its API died in between), or a document that
  *   BullMQ gave up on (stalled too often) while its record still says it runs.
+ * - Folders (folder-feed.ts): when a document of a job whose folders are still walked ends and
+ *   the job has few documents waiting, this worker takes the next part of the walk, one process
+ *   at a time (a lease in SQLite), as far as the queue in Redis has room; the part's items and
+ *   where the walk stands are written in one transaction that checks no other part came first,
+ *   then queued. The reconciler does the same for walking jobs nobody fed (their feeder died).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -25,7 +30,9 @@ import type { Redis } from 'ioredis';
 import { isToolError, toolError, type ErrorCode } from '../errors.ts';
 import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
-import { emptyProgress, END_RETRY_FIRST_MS, END_RETRY_MAX_MS, itemEvent, jobEndEvent, LOST_UPLOAD_REASON, TERMINAL_STAGES, type ItemResult, type ItemRun, type JobOptions } from './job-runner.ts';
+import { randomBytes } from 'node:crypto';
+import { emptyProgress, END_RETRY_FIRST_MS, END_RETRY_MAX_MS, feedFailedItem, isEnded, itemEvent, jobEndEvent, jobItemsOf, LOST_UPLOAD_REASON, TERMINAL_STAGES, type ItemResult, type ItemRun, type JobOptions, type NewItem } from './job-runner.ts';
+import { feedWindow, isWalking, setFeed, stopFeed, wantsFeed, type FeedBatch, type FeedNext } from './folder-feed.ts';
 
 /** Document ends kept for another write at most (a full disk under a flood of documents). */
 const UNSAVED_ENDS_MAX = 1_024;
@@ -40,6 +47,9 @@ const PROGRESS_EVENT_MS = 100;
 /** A recorded job this young may still be on its way into Redis: the reconciler leaves it alone. */
 const RECONCILE_GRACE_MS = 15_000;
 const RECONCILE_MAX_ITEMS = 2_000;
+/** One process walks a part of some job's folders at a time: the lease's key and how long it lasts (a part's walk budget is 60 s). */
+const FEED_LEASE = 'kb:folder-feed';
+const FEED_LEASE_MS = 120_000;
 
 export interface IngestWorkerDeps {
   store: KbStoreApi;
@@ -57,6 +67,10 @@ export interface IngestWorkerDeps {
   runItem(run: ItemRun): Promise<ItemResult>;
   onItemFailed?(job: Readonly<JobRecord>, item: Readonly<JobItem>, error: { code: string; message: string }): void;
   onItemCancelled?(job: Readonly<JobRecord>, item: Readonly<JobItem>): void;
+  /** INGEST_QUEUE_MAX: folder walks add documents only while the queue has room. */
+  queueMax?: number;
+  /** Takes the next part of a job's folders (folder-feed.ts). */
+  feed?: FeedNext;
   log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }
 
@@ -78,6 +92,11 @@ export class IngestWorker {
   private readonly offBus: () => void;
   private processed = 0;
   private retried = 0;
+  /** Folder walks under way here, by job (aborted on cancel and close). */
+  private readonly feeding = new Map<string, AbortController>();
+  /** Jobs that wanted a part while another process held the lease: tried again when this one's part ends. */
+  private readonly feedLater = new Map<string, JobRecord>();
+  private readonly feedOwner = `feed-${process.pid}-${randomBytes(4).toString('hex')}`;
 
   constructor(private readonly deps: IngestWorkerDeps) {
     this.offBus = deps.bus.on('kb:cancel', (m) => {
@@ -85,6 +104,7 @@ export class IngestWorker {
       for (const r of this.running.values()) {
         if (r.jobId === m.job_id) r.ctrl.abort(toolError('CONFLICT', `Job ${m.job_id} was cancelled`));
       }
+      this.feeding.get(m.job_id)?.abort(toolError('CONFLICT', `Job ${m.job_id} was cancelled`));
     });
   }
 
@@ -131,6 +151,7 @@ export class IngestWorker {
       this.end(e.jobId, e.index, e.r, e.cancelled);
     }
     this.offBus();
+    for (const ctrl of this.feeding.values()) ctrl.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
     if (this.reconcileTimer) clearInterval(this.reconcileTimer);
     for (const r of this.running.values()) r.ctrl.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
     await this.reconciling?.catch(() => undefined);
@@ -336,9 +357,85 @@ export class IngestWorker {
   private announceEnd(job: JobRecord, index: number, ended: boolean): void {
     const item = job.items[index]!;
     this.publish(job, 'item', item, `${item.source}: ${item.stage}${item.error ? ` (${item.error.code}: ${item.error.message})` : ''}`);
-    if (ended) {
-      this.deps.bus.publish('kb:job', { job_id: job.id, event: jobEndEvent(job) });
-      void fs.rm(spoolOf(this.deps.spoolDir, job.id), { recursive: true, force: true }).catch(() => undefined);
+    if (ended) this.announceJobEnd(job);
+    else this.maybeFeed(job);
+  }
+
+  private announceJobEnd(job: JobRecord): void {
+    this.deps.bus.publish('kb:job', { job_id: job.id, event: jobEndEvent(job) });
+    void fs.rm(spoolOf(this.deps.spoolDir, job.id), { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  // ---- folder walks (folder-feed.ts) ----
+
+  /** Takes the next part of the job's folders when they are still walked and few of its documents wait. */
+  private maybeFeed(job: JobRecord): void {
+    const queueMax = this.deps.queueMax;
+    if (this.closing || !this.deps.feed || !queueMax || this.feeding.has(job.id) || !isWalking(job)) return;
+    if (!wantsFeed(job, job.items.filter((i) => i.stage === 'queued').length, queueMax)) return;
+    const ctrl = new AbortController();
+    this.feeding.set(job.id, ctrl);
+    void this.feedOnce(job.id, ctrl)
+      .catch((err) => this.deps.log?.warn({ event: 'kb.job.feed_failed', job: job.id, err: errorText(err) }, 'the next part of a folder could not be queued; tried again later'))
+      .finally(() => {
+        this.feeding.delete(job.id);
+        // Parts refused while this one held the lease: their turn now.
+        const later = [...this.feedLater.values()];
+        this.feedLater.clear();
+        for (const j of later) this.maybeFeed(j);
+      });
+  }
+
+  private async feedOnce(jobId: string, ctrl: AbortController): Promise<void> {
+    const store = this.deps.store;
+    const queueMax = this.deps.queueMax!;
+    if (!store.acquireLease(FEED_LEASE, this.feedOwner, FEED_LEASE_MS)) {
+      const job = store.getJob(jobId);
+      if (job) this.feedLater.set(jobId, job);
+      return;
+    }
+    try {
+      const job = store.getJob(jobId);
+      if (!job || isEnded(job) || !isWalking(job) || store.jobCancelRequested(jobId)) return;
+      const waiting = job.items.filter((i) => i.stage === 'queued').length;
+      if (!wantsFeed(job, waiting, queueMax)) return;
+      const c = await this.deps.queue.getJobCounts('wait', 'prioritized', 'delayed', 'paused');
+      const queued = (c.wait ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0) + (c.paused ?? 0);
+      const max = Math.min(feedWindow(queueMax) - waiting, queueMax - queued);
+      if (max <= 0) return; // the queue is full: the next document that ends calls again
+      const options = await this.readOptions(jobId);
+      let batch: FeedBatch | null = null;
+      let failed: NewItem | null = null;
+      try {
+        batch = await this.deps.feed!(job.feed!, options, max, ctrl.signal);
+      } catch (err) {
+        if (ctrl.signal.aborted) return;
+        failed = feedFailedItem(job, err);
+      }
+      const seq = job.feed!.seq;
+      let ended = false;
+      let added: JobItem[] = [];
+      const saved = store.updateJob(jobId, (j, flags) => {
+        // Cancelled, ended, or another part written first: this one is dropped.
+        if (flags.cancelRequested || isEnded(j) || !isWalking(j) || j.feed!.seq !== seq) return false;
+        const start = j.items.length;
+        j.items.push(...jobItemsOf(batch ? batch.items : [failed!], start));
+        if (batch) setFeed(j, batch.state);
+        else stopFeed(j);
+        added = j.items.slice(start);
+        ended = endIfDone(j, flags.cancelRequested);
+      });
+      if (!saved || added.length === 0) return;
+      const toQueue = added.filter((i) => i.stage === 'queued');
+      // A failure here is repaired by the reconciler, which queues recorded documents missing from Redis.
+      if (toQueue.length > 0) {
+        await this.deps.queue.addBulk(
+          toQueue.map((it) => ({ name: 'ingest', data: { job: jobId, index: it.index, ...(options.tenant ? { tenant: options.tenant } : {}) }, opts: itemJobOptions(jobId, it.index, this.deps.attempts) })),
+        );
+      }
+      if (ended) this.announceJobEnd(saved);
+    } finally {
+      store.releaseLease(FEED_LEASE, this.feedOwner);
     }
   }
 
@@ -418,6 +515,8 @@ export class IngestWorker {
     }
     for (const job of jobs) {
       if (this.closing || checked >= RECONCILE_MAX_ITEMS) return;
+      // A walk nobody feeds (its feeder died, or the queue was full when its documents ended).
+      this.maybeFeed(job);
       if (Date.now() - Date.parse(job.created_at) < RECONCILE_GRACE_MS) continue;
       for (const item of job.items) {
         if (TERMINAL_STAGES.has(item.stage)) continue;

@@ -4,7 +4,7 @@
  * run by whichever process has the worker role). Job records live in SQLite either way.
  */
 import type { JobOptions, NewItem } from './job-runner.ts';
-import type { JobEvent, JobRecord } from './types.ts';
+import type { FeedState, JobEvent, JobRecord } from './types.ts';
 
 export interface QueueStats {
   jobs_active: number;
@@ -19,7 +19,10 @@ export interface JobQueue {
   /** OVERLOADED when `count` more documents would not fit INGEST_QUEUE_MAX; VALIDATION_ERROR when they never could. */
   /** OVERLOADED past INGEST_QUEUE_MAX; RATE_LIMITED past the tenant's share (tenant-share.ts). */
   checkRoom(count: number, tenant?: string): void | Promise<void>;
-  submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord>;
+  /** Files the first part of a new job's folder walk may take beside `explicit` items (checkRoom's errors when none fits). */
+  folderRoom(explicit: number, tenant?: string): number | Promise<number>;
+  /** With `feed`: the job names folders, walked in parts as it drains (folder-feed.ts); `items` hold the first part. */
+  submit(collection: string, items: NewItem[], options: JobOptions, feed?: FeedState): Promise<JobRecord>;
   cancel(id: string, reason?: string): JobRecord | Promise<JobRecord>;
   /** The freshest record of a job not yet ended, when this process holds one (null: read the store). */
   liveJob(id: string): JobRecord | null;

@@ -20,7 +20,8 @@ import path from 'node:path';
 import { checkTenantRoom, DEFAULT_TENANT, type TenantLimits } from './tenant-share.ts';
 import { isToolError, toolError } from '../errors.ts';
 import { errorText } from '../util/error-text.ts';
-import type { ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, SourceKind } from './types.ts';
+import type { FeedState, ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, SourceKind } from './types.ts';
+import { feedWindow, isWalking, setFeed, stopFeed, wantsFeed, type FeedNext } from './folder-feed.ts';
 // The progress formula is the contract's, so the console draws the fractions the server reports.
 import { jobFraction } from '../contract/job-progress.ts';
 
@@ -71,6 +72,8 @@ export interface JobRunnerDeps {
   onItemFailed?(job: Readonly<JobRecord>, item: Readonly<JobItem>, error: { code: string; message: string }): void;
   /** An item that was cancelled while running (the caller may drop a pending row it created). */
   onItemCancelled?(job: Readonly<JobRecord>, item: Readonly<JobItem>): void;
+  /** Takes the next part of a job's folders (folder-feed.ts); without it, jobs cannot name folders. */
+  feed?: FeedNext;
   log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }
 
@@ -82,6 +85,8 @@ export interface NewItem {
   local?: JobItem['local'];
   /** Set: the item is recorded as skipped with this note and never run (e.g. a folder too deep to walk). */
   leftOut?: string;
+  /** Set: the item is recorded as failed with this error and never run (a part of a folder walk that failed). */
+  failed?: { code: string; message: string };
 }
 
 export const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
@@ -128,6 +133,8 @@ interface LiveJob {
   saveTimer: NodeJS.Timeout | null;
   cancelRequested: boolean;
   lastTurn: number;
+  /** A part of its folders being walked (folder-feed.ts), to abort on cancel or close. */
+  feeding: AbortController | null;
 }
 
 /** The final status of a job whose items have all ended. */
@@ -153,29 +160,43 @@ export function jobEndEvent(job: JobRecord): JobEvent {
 
 /** A progress or item event of one item. */
 export function itemEvent(job: JobRecord, type: 'progress' | 'item', item: JobItem, message: string): JobEvent {
-  return { job_id: job.id, type, fraction: jobFraction(job), item: structuredClone(item), message };
+  // While its folders are still walked, more items are to come: the job is not done yet.
+  const fraction = isWalking(job) ? Math.min(0.99, jobFraction(job)) : jobFraction(job);
+  return { job_id: job.id, type, fraction, item: structuredClone(item), message };
+}
+
+/** Job items from new items, numbered from `start`: queued, or already ended when left out or failed. */
+export function jobItemsOf(items: readonly NewItem[], start = 0): JobItem[] {
+  return items.map((it, k) => ({
+    index: start + k,
+    source: it.source,
+    source_kind: it.source_kind,
+    stage: it.failed ? ('failed' as const) : it.leftOut ? ('skipped' as const) : ('queued' as const),
+    document_id: null,
+    note: it.leftOut ?? null,
+    error: it.failed ?? null,
+    progress: emptyProgress(),
+    started_at: null,
+    finished_at: it.leftOut || it.failed ? now() : null,
+    ...(it.local ? { local: it.local } : {}),
+  }));
+}
+
+/** A failed item saying why a part of a folder walk failed (the walk ends there). */
+export function feedFailedItem(job: JobRecord, err: unknown): NewItem {
+  const root = job.feed?.roots[Math.min(job.feed.root, job.feed.roots.length - 1)]?.path ?? 'folder';
+  const error = isToolError(err) ? { code: err.code, message: err.message } : { code: 'PROCESSING_ERROR', message: errorText(err) };
+  return { source: root, source_kind: 'path', failed: { code: error.code, message: `the folder walk stopped here: ${error.message}` } };
 }
 
 /** A new job's record: every item queued, nothing started. */
-export function newJobRecord(collection: string, items: readonly NewItem[]): JobRecord {
+export function newJobRecord(collection: string, items: readonly NewItem[], feed?: FeedState): JobRecord {
   const record: JobRecord = {
     id: newJobId(),
     collection,
     status: 'queued',
     reason: null,
-    items: items.map((it, index) => ({
-      index,
-      source: it.source,
-      source_kind: it.source_kind,
-      stage: it.leftOut ? ('skipped' as const) : ('queued' as const),
-      document_id: null,
-      note: it.leftOut ?? null,
-      error: null,
-      progress: emptyProgress(),
-      started_at: null,
-      finished_at: it.leftOut ? now() : null,
-      ...(it.local ? { local: it.local } : {}),
-    })),
+    items: jobItemsOf(items),
     counts: countsOf([]),
     created_at: now(),
     started_at: null,
@@ -183,6 +204,7 @@ export function newJobRecord(collection: string, items: readonly NewItem[]): Job
     resumed: 0,
   };
   record.counts = countsOf(record.items);
+  if (feed) setFeed(record, feed);
   return record;
 }
 
@@ -208,6 +230,10 @@ export class JobRunner {
   private readonly unsaved = new Map<string, JobRecord>();
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelay = END_RETRY_FIRST_MS;
+  /** Room held by folder walks under way: their files count against INGEST_QUEUE_MAX before they arrive. */
+  private reserved = 0;
+  /** The most documents seen waiting at once since start (health reports it). */
+  private queuedPeak = 0;
 
   constructor(private readonly deps: JobRunnerDeps) {}
 
@@ -227,8 +253,18 @@ export class JobRunner {
     return this.active;
   }
 
-  stats(): { jobs_active: number; documents_queued: number; documents_running: number; queue_max: number; concurrency: number } {
-    return { jobs_active: this.live.size, documents_queued: this.queued(), documents_running: this.active, queue_max: this.deps.queueMax, concurrency: this.deps.concurrency };
+  stats(): { jobs_active: number; documents_queued: number; documents_queued_peak: number; documents_running: number; queue_max: number; concurrency: number; folders_walking: number } {
+    let walking = 0;
+    for (const j of this.live.values()) if (isWalking(j.record)) walking++;
+    return {
+      jobs_active: this.live.size,
+      documents_queued: this.queued(),
+      documents_queued_peak: this.queuedPeak,
+      documents_running: this.active,
+      queue_max: this.deps.queueMax,
+      concurrency: this.deps.concurrency,
+      folders_walking: walking,
+    };
   }
 
   /** The live record of a job that has not ended, or of one whose end is not saved yet (null otherwise: read the store). */
@@ -259,7 +295,7 @@ export class JobRunner {
         `This job names ${count} documents, more than the ingestion queue ever holds (INGEST_QUEUE_MAX ${this.deps.queueMax}); split it into smaller jobs (subfolders, include/exclude globs) or raise INGEST_QUEUE_MAX`,
       );
     }
-    const waiting = this.queued();
+    const waiting = this.queued() + this.reserved;
     if (waiting + count > this.deps.queueMax) {
       throw toolError(
         'OVERLOADED',
@@ -268,12 +304,26 @@ export class JobRunner {
     }
   }
 
-  /** Records and queues a job; OVERLOADED when its items do not fit INGEST_QUEUE_MAX. */
-  async submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord> {
+  /**
+   * Files the first part of a new job's folder walk may take, next to `explicit` items of its
+   * own; OVERLOADED (or RATE_LIMITED) as checkRoom when not even one more document fits.
+   */
+  folderRoom(explicit: number, tenant?: string): number {
+    this.checkRoom(explicit + 1, tenant);
+    return Math.max(1, this.feedRoom(tenant, 0, explicit));
+  }
+
+  /**
+   * Records and queues a job; OVERLOADED when its items do not fit INGEST_QUEUE_MAX. With `feed`
+   * (the job names folders, the first part already taken into `items`) the rest of the walk
+   * follows as the job's documents drain.
+   */
+  async submit(collection: string, items: NewItem[], options: JobOptions, feed?: FeedState): Promise<JobRecord> {
     if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
-    if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
-    this.checkRoom(items.length, options.tenant);
-    const record = newJobRecord(collection, items);
+    if (items.length === 0 && !feed) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
+    if (feed && !this.deps.feed) throw toolError('INTERNAL_ERROR', 'folder walks are not wired to this queue');
+    this.checkRoom(items.filter((i) => !i.leftOut && !i.failed).length, options.tenant);
+    const record = newJobRecord(collection, items, feed);
     const id = record.id;
     const opts = withContentTypes(options, items);
     const uploads = items.map((it, i) => [i, it.upload] as const).filter(([, u]) => u);
@@ -343,7 +393,7 @@ export class JobRunner {
       job.counts = countsOf(job.items);
       this.deps.log?.info({ event: 'kb.job.resumed', job: job.id, pending: pending.length }, 'ingestion job resumed after a restart');
       resumed++;
-      if (pending.length === 0) {
+      if (pending.length === 0 && !isWalking(job)) {
         this.finish(this.track(job, options));
         continue;
       }
@@ -364,6 +414,9 @@ export class JobRunner {
     }
     live.cancelRequested = true;
     live.record.reason = reason;
+    // Its folders are walked no further.
+    stopFeed(live.record);
+    live.feeding?.abort(toolError('CONFLICT', `Job ${id} was cancelled`));
     for (const index of live.pending) {
       const item = live.record.items[index]!;
       item.stage = 'cancelled';
@@ -429,6 +482,7 @@ export class JobRunner {
     this.retryUnsaved();
     for (const live of this.live.values()) {
       if (live.saveTimer) clearTimeout(live.saveTimer);
+      live.feeding?.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
       for (const ctrl of live.running.values()) ctrl.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
     }
     if (this.active > 0) await new Promise<void>((resolve) => this.idle.add(resolve));
@@ -441,7 +495,7 @@ export class JobRunner {
   }
 
   private track(record: JobRecord, options: JobOptions): LiveJob {
-    const live: LiveJob = { record, options, pending: [], running: new Map(), listeners: new Set(), lastSaved: 0, saveTimer: null, cancelRequested: false, lastTurn: 0 };
+    const live: LiveJob = { record, options, pending: [], running: new Map(), listeners: new Set(), lastSaved: 0, saveTimer: null, cancelRequested: false, lastTurn: 0, feeding: null };
     this.live.set(record.id, live);
     return live;
   }
@@ -449,7 +503,82 @@ export class JobRunner {
   private enqueue(record: JobRecord, options: JobOptions, indexes: number[]): void {
     const live = this.track(record, options);
     live.pending = indexes;
+    this.notePeak();
     this.pump();
+    this.feedAll();
+  }
+
+  private notePeak(): void {
+    const q = this.queued();
+    if (q > this.queuedPeak) this.queuedPeak = q;
+  }
+
+  /**
+   * Files the next part of a walk may take: up to the job's window (folder-feed.ts) less what it
+   * has waiting, within the room left in INGEST_QUEUE_MAX (and the key's share, with API keys).
+   */
+  private feedRoom(tenant: string | undefined, ownWaiting: number, extraWaiting: number): number {
+    const queueMax = this.deps.queueMax;
+    let room = Math.min(feedWindow(queueMax) - ownWaiting, queueMax - this.queued() - this.reserved - extraWaiting);
+    const limits = this.deps.tenantLimits;
+    if (limits) {
+      const name = tenant ?? DEFAULT_TENANT;
+      let waiting = extraWaiting;
+      for (const j of this.live.values()) if ((j.options.tenant ?? DEFAULT_TENANT) === name) waiting += j.pending.length;
+      room = Math.min(room, limits.queueMax - waiting);
+    }
+    return Math.max(0, room);
+  }
+
+  /** Every live job whose folders are still walked and whose waiting documents ran low takes its next part. */
+  private feedAll(): void {
+    for (const live of this.live.values()) this.maybeFeed(live);
+  }
+
+  private maybeFeed(live: LiveJob): void {
+    if (this.closed || live.feeding || live.cancelRequested || !this.deps.feed) return;
+    if (!wantsFeed(live.record, live.pending.length, this.deps.queueMax)) return;
+    const max = this.feedRoom(live.options.tenant, live.pending.length, 0);
+    if (max <= 0) return; // the queue is full: a document ending elsewhere calls again
+    void this.feedOnce(live, max);
+  }
+
+  /** Takes one part of the job's folders and queues its files; the state is written with the items. */
+  private async feedOnce(live: LiveJob, max: number): Promise<void> {
+    const job = live.record;
+    const ctrl = new AbortController();
+    live.feeding = ctrl;
+    this.reserved += max;
+    let added: NewItem[];
+    let state: FeedState | null = null;
+    try {
+      const batch = await this.deps.feed!(job.feed!, live.options, max, ctrl.signal);
+      added = batch.items;
+      state = batch.state;
+    } catch (err) {
+      added = ctrl.signal.aborted ? [] : [feedFailedItem(job, err)];
+      if (!ctrl.signal.aborted) this.deps.log?.warn({ event: 'kb.job.walk_failed', job: job.id, err: errorText(err) }, 'a folder walk stopped; the job ends with what it found');
+    } finally {
+      this.reserved -= max;
+      live.feeding = null;
+    }
+    // Cancelled, shut down or ended meanwhile: what was found is dropped (a restart walks it again).
+    if (this.closed || live.cancelRequested || this.live.get(job.id) !== live) return;
+    const start = job.items.length;
+    job.items.push(...jobItemsOf(added, start));
+    if (state) setFeed(job, state);
+    else stopFeed(job);
+    for (const item of job.items.slice(start)) if (item.stage === 'queued') live.pending.push(item.index);
+    job.counts = countsOf(job.items);
+    this.notePeak();
+    // Written at once: the new items and where the walk stands, in one statement.
+    this.save(live, true, true);
+    if (live.pending.length === 0 && live.running.size === 0 && !isWalking(job)) {
+      this.finish(live);
+      return;
+    }
+    this.pump();
+    this.maybeFeed(live);
   }
 
   /**
@@ -563,7 +692,7 @@ export class JobRunner {
     item.finished_at = now();
     job.counts = countsOf(job.items);
     this.emit(live, 'item', item, `${item.source}: ${item.stage}${item.error ? ` (${item.error.code}: ${item.error.message})` : ''}`);
-    if (live.pending.length === 0 && live.running.size === 0) this.finish(live);
+    if (live.pending.length === 0 && live.running.size === 0 && !isWalking(job) && !live.feeding) this.finish(live);
     else {
       this.save(live, true);
       // Cancelling asked by another process (it found this one alive, db.ts) is seen between documents.
@@ -572,6 +701,8 @@ export class JobRunner {
     this.active--;
     if (this.active === 0) for (const f of this.idle) f();
     this.pump();
+    // A document ended: room for the next part of a folder (this job's or another's).
+    this.feedAll();
   }
 
   private finish(live: LiveJob): void {
@@ -668,6 +799,7 @@ export class JobRunner {
       return asked;
     }
     const job = claimed;
+    stopFeed(job);
     for (const item of job.items) {
       if (TERMINAL_STAGES.has(item.stage)) continue;
       item.stage = 'cancelled';
@@ -683,6 +815,7 @@ export class JobRunner {
   }
 
   private endInterrupted(job: JobRecord, reason: string): void {
+    stopFeed(job);
     for (const item of job.items) {
       if (TERMINAL_STAGES.has(item.stage)) continue;
       item.stage = 'failed';
@@ -708,8 +841,8 @@ export class JobRunner {
    * is then up to a second of stages; on resume those documents run again and, their content
    * already committed, are skipped as unchanged.
    */
-  private save(live: LiveJob, stageChange: boolean): void {
-    const force = stageChange && live.record.items.length <= SAVE_AT_ONCE_MAX_ITEMS;
+  private save(live: LiveJob, stageChange: boolean, now = false): void {
+    const force = now || (stageChange && live.record.items.length <= SAVE_AT_ONCE_MAX_ITEMS);
     const write = () => {
       live.saveTimer = null;
       live.lastSaved = Date.now();

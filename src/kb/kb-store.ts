@@ -48,6 +48,7 @@ import {
   type DocumentRecord,
   type DocumentStatus,
   type DocumentVersion,
+  type FeedState,
   type JobRecord,
   type JobStatus,
   type KbStoreApi,
@@ -147,6 +148,8 @@ interface JobRow {
   resumed: number;
   cancel_requested: number;
   owner: string | null;
+  /** A folder walk's state (JSON), or null (migration 5). */
+  feed: string | null;
 }
 
 const CHUNK_COLUMNS = 'id, document_id, collection_id, ord, text, page_start, page_end, heading_path, char_start, char_end, importance, content_type';
@@ -171,8 +174,14 @@ function toChunk(r: ChunkRow): ChunkRecord {
 }
 
 function toJob(r: JobRow): JobRecord {
-  const { cancel_requested: _cancel, owner: _owner, ...rest } = r;
-  return { ...rest, items: JSON.parse(r.items) as JobRecord['items'], counts: JSON.parse(r.counts) as JobRecord['counts'] };
+  const { cancel_requested: _cancel, owner: _owner, feed: feedText, ...rest } = r;
+  const job: JobRecord = { ...rest, items: JSON.parse(r.items) as JobRecord['items'], counts: JSON.parse(r.counts) as JobRecord['counts'] };
+  if (feedText) {
+    const feed = JSON.parse(feedText) as FeedState;
+    job.feed = feed;
+    job.enumeration = { state: feed.state, files_found: feed.found };
+  }
+  return job;
 }
 
 function pageWindow(offset: number | undefined, limit: number | undefined): { offset: number; limit: number } {
@@ -303,12 +312,12 @@ export class KbStore implements KbStoreApi {
       ),
 
       insertJob: db.prepare(
-        `INSERT INTO jobs (id, collection, status, reason, items, counts, created_at, started_at, finished_at, resumed, owner)
-         VALUES (@id, @collection, @status, @reason, @items, @counts, @created_at, @started_at, @finished_at, @resumed, @owner)`,
+        `INSERT INTO jobs (id, collection, status, reason, items, counts, created_at, started_at, finished_at, resumed, owner, feed)
+         VALUES (@id, @collection, @status, @reason, @items, @counts, @created_at, @started_at, @finished_at, @resumed, @owner, @feed)`,
       ),
       updateJob: db.prepare(
         `UPDATE jobs SET collection = @collection, status = @status, reason = @reason, items = @items, counts = @counts,
-           started_at = @started_at, finished_at = @finished_at, resumed = @resumed WHERE id = @id`,
+           started_at = @started_at, finished_at = @finished_at, resumed = @resumed, feed = @feed WHERE id = @id`,
       ),
       job: db.prepare('SELECT * FROM jobs WHERE id = ?'),
       unfinishedJobs: db.prepare("SELECT * FROM jobs WHERE status IN ('queued', 'running') ORDER BY created_at, id"),
@@ -776,6 +785,7 @@ export class KbStore implements KbStoreApi {
       started_at: job.started_at,
       finished_at: job.finished_at,
       resumed: job.resumed,
+      feed: job.feed ? JSON.stringify(job.feed) : null,
     };
   }
 

@@ -19,7 +19,8 @@ import { redactPaths } from '../util/fs-errors.ts';
 import { ingestDocument, type IngestSource } from './ingest-document.ts';
 import { SearchGate } from './search-gate.ts';
 import { JobRunner, type ItemRun, type ItemResult, type JobOptions, type NewItem } from './job-runner.ts';
-import { leftOutNotes, localRefOf, MAX_FILES_PER_REQUEST, realFolders, selectLocalPaths, type AllowedFolders } from './local-files.ts';
+import { localRefOf, MAX_FILES_PER_REQUEST, realFolders, type AllowedFolders } from './local-files.ts';
+import { allowedOfJob, namedPaths, nextFeedBatch, publicJob } from './folder-feed.ts';
 import { parseDocumentUrl } from '../documents/url-policy.ts';
 import {
   COLLECTION_NAME_PATTERN,
@@ -35,6 +36,7 @@ import {
   type CommitResult,
   type DocumentQuery,
   type DocumentRecord,
+  type FeedState,
   type JobEvent,
   type JobItem,
   type JobRecord,
@@ -155,6 +157,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       runItem: (run) => this.runItem(run),
       onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
       onItemCancelled: (job, item) => this.dropCancelledItem(job, item),
+      feed: (state, options, max, signal) => nextFeedBatch(state, allowedOfJob(options, c.allowedDirs), max, signal),
       ...(deps.log ? { log: deps.log } : {}),
     });
     this.runner = runner;
@@ -245,6 +248,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       runItem: (run) => this.runItem(run),
       onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
       onItemCancelled: (job, item) => this.dropCancelledItem(job, item),
+      queueMax: c.INGEST_QUEUE_MAX,
+      feed: (state, options, max, signal) => nextFeedBatch(state, allowedOfJob(options, c.allowedDirs), max, signal),
       ...(this.deps.log ? { log: this.deps.log } : {}),
     });
     await this.worker.start();
@@ -331,22 +336,26 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       items.push({ source: url, source_kind: 'url' });
     }
     let allowed: AllowedFolders | null = null;
+    const tenant = req.tenant ?? DEFAULT_TENANT;
+    let feed: FeedState | undefined;
     if (paths.length > 0) {
       allowed = await this.allowedFolders(rootDirs);
-      const { files, leftOut } = await selectLocalPaths(paths, {
+      const named = await namedPaths(paths, {
         allowed,
         ...(req.include ? { include: req.include } : {}),
         ...(req.exclude ? { exclude: req.exclude } : {}),
         maxBytes: this.deps.config.MAX_UPLOAD_BYTES,
         ...(req.signal ? { signal: req.signal } : {}),
       });
-      const notes = leftOutNotes(leftOut);
-      if (files.length === 0) {
-        throw toolError('VALIDATION_ERROR', `The paths name no files (after include/exclude)${notes.length ? `; ${notes.length} entries were left out (${notes[0]!.note})` : ''}`);
+      for (const f of named.files) items.push({ source: f.realpath, source_kind: 'path', local: localRefOf(f) });
+      if (named.feed) {
+        // Folders are walked in parts (folder-feed.ts): the first now, as far as the queue has
+        // room beside the files named, the rest as the job's documents drain.
+        const max = await this.runner!.folderRoom(items.length + (req.upload ? 1 : 0), tenant);
+        const first = await nextFeedBatch(named.feed, allowed, max, req.signal);
+        items.push(...first.items);
+        feed = first.state;
       }
-      for (const f of files) items.push({ source: f.realpath, source_kind: 'path', local: localRefOf(f) });
-      // Reported as skipped items with their reason, so a job that left files out does not look complete.
-      for (const n of notes) items.push({ source: n.source, source_kind: 'path', leftOut: n.note });
     }
     if (req.upload) {
       const u = req.upload;
@@ -357,8 +366,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       const filename = cleanFilename(u.filename) ?? `upload-${sha256Short(u.bytes)}`;
       items.push({ source: filename, source_kind: 'upload', upload: { bytes: u.bytes, ...(u.contentType ? { contentType: u.contentType } : {}) } });
     }
-    const tenant = req.tenant ?? DEFAULT_TENANT;
-    await this.runner!.checkRoom(items.length, tenant);
+    // Only what runs counts (left-out notes are skipped items); folder files beyond the first part are not here yet.
+    await this.runner!.checkRoom(items.filter((i) => !i.leftOut).length, tenant);
     if (!c) {
       try {
         c = store.createCollection(collection, null);
@@ -376,7 +385,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       ...(req.upload && store.takeReadSeq ? { uploadReadSeq: store.takeReadSeq() } : {}),
       ...(tenant !== DEFAULT_TENANT ? { tenant } : {}),
     };
-    return this.runner!.submit(collection, items, options);
+    return publicJob(await this.runner!.submit(collection, items, options, feed));
   }
 
   listDocuments(collection: string, q: DocumentQuery = {}): Page<DocumentRecord> {
@@ -435,21 +444,21 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   getJob(id: string): JobRecord {
     this.use();
     const live = this.runner!.liveJob(id);
-    if (live) return structuredClone(live);
+    if (live) return publicJob(structuredClone(live));
     const stored = this.use().getJob(id);
     if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
-    return this.adoptIfOrphan(stored);
+    return publicJob(this.adoptIfOrphan(stored));
   }
 
   listJobs(q: { collection?: string; collections?: readonly string[]; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
     const page = this.use().listJobs(q);
     // Live jobs are fresher in memory than their last saved progress.
-    return { ...page, items: page.items.map((j) => (this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : this.adoptIfOrphan(j))) };
+    return { ...page, items: page.items.map((j) => publicJob(this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : this.adoptIfOrphan(j))) };
   }
 
-  cancelJob(id: string): JobRecord | Promise<JobRecord> {
+  async cancelJob(id: string): Promise<JobRecord> {
     this.use();
-    return this.runner!.cancel(id);
+    return publicJob(await this.runner!.cancel(id));
   }
 
   subscribe(jobId: string, listener: (e: JobEvent) => void): () => void {
@@ -457,9 +466,9 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     return this.runner!.subscribe(jobId, listener);
   }
 
-  waitForJob(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
+  async waitForJob(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
     this.use();
-    return this.runner!.waitFor(jobId, ms, signal);
+    return publicJob(await this.runner!.waitFor(jobId, ms, signal));
   }
 
   // ---- search ----
@@ -502,6 +511,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         chunks,
         jobs_active: r.jobs_active,
         documents_queued: r.documents_queued,
+        // In process: the most documents seen waiting at once, and jobs whose folders are still walked (folder-feed.ts).
+        ...(r.documents_queued_peak !== undefined ? { documents_queued_peak: r.documents_queued_peak, folders_walking: r.folders_walking } : {}),
         documents_running: r.documents_running,
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,

@@ -126,10 +126,48 @@ export interface LocalSelection {
   leftOut: LeftOut[];
 }
 
+/** What one path of a request names: a file (checked, within the size limit) or a folder to walk. */
+export type NamedPath = { kind: 'file'; file: LocalFile } | { kind: 'folder'; real: string; id: string };
+
 /**
- * The files that `paths` name, in order, without duplicates: files as named, folders walked.
- * Paths must be absolute: a relative one would be read against some folder the caller cannot see
- * (the server's, or the first allowed one), so it is refused with the folders that are allowed.
+ * Resolves one requested path. It must be absolute: a relative one would be read against some
+ * folder the caller cannot see (the server's, or the first allowed one), so it is refused with the
+ * folders that are allowed. Coded errors name the path as given, never where a symlink points.
+ */
+export async function resolveNamedPath(requested: unknown, allowed: AllowedFolders, maxBytes: number): Promise<NamedPath> {
+  if (allowed.dirs.length === 0) throw offError(allowed);
+  if (typeof requested !== 'string' || requested === '' || requested.includes('\0')) {
+    throw toolError('VALIDATION_ERROR', `Invalid path ${shown(String(requested))}`);
+  }
+  if (!path.isAbsolute(requested)) throw relativeError(allowed, requested);
+  const absolute = path.resolve(requested);
+  // Lexically outside: refused before touching the disk.
+  const real = await fs.realpath(absolute).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
+    return undefined;
+  });
+  if (real === undefined) throw outsideError(allowed, requested, 'cannot be read');
+  if (real === null) {
+    throw isInside(allowed.dirs, absolute) ? toolError('NOT_FOUND', `Path ${shown(requested)} does not exist`) : outsideError(allowed, requested);
+  }
+  if (!isInside(allowed.dirs, real)) {
+    throw outsideError(allowed, requested, isInside(allowed.dirs, absolute) ? 'leads outside the allowed folders through a symlink' : 'is outside the allowed folders');
+  }
+  const st = await fs.stat(real, { bigint: true }).catch(() => null);
+  if (!st) throw toolError('NOT_FOUND', `Path ${shown(requested)} does not exist`);
+  if (st.isDirectory()) return { kind: 'folder', real, id: fileId(st) };
+  if (st.isFile()) {
+    if (st.size > BigInt(maxBytes)) {
+      throw toolError('PAYLOAD_TOO_LARGE', `File ${shown(requested)} is larger than the upload limit of ${maxBytes} bytes (MAX_UPLOAD_BYTES)`);
+    }
+    return { kind: 'file', file: { realpath: real, relative: path.basename(real), bytes: Number(st.size), id: fileId(st) } };
+  }
+  throw outsideError(allowed, requested, 'is not a regular file or folder (devices, FIFOs and sockets are not read)');
+}
+
+/**
+ * The files that `paths` name, in order, without duplicates: files as named, folders walked in
+ * one go (bounded by maxFiles). Jobs walk folders in parts instead (folder-feed.ts).
  */
 export async function selectLocalPaths(paths: readonly string[], opts: ResolveLocalOptions): Promise<LocalSelection> {
   const { allowed } = opts;
@@ -152,37 +190,9 @@ export async function selectLocalPaths(paths: readonly string[], opts: ResolveLo
   };
   for (const requested of paths) {
     budget.check();
-    if (typeof requested !== 'string' || requested === '' || requested.includes('\0')) {
-      throw toolError('VALIDATION_ERROR', `Invalid path ${shown(String(requested))}`);
-    }
-    if (!path.isAbsolute(requested)) throw relativeError(allowed, requested);
-    const absolute = path.resolve(requested);
-    // Lexically outside: refused before touching the disk.
-    const real = await fs.realpath(absolute).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
-      return undefined;
-    });
-    if (real === undefined) throw outsideError(allowed, requested, 'cannot be read');
-    if (real === null) {
-      throw isInside(allowed.dirs, absolute)
-        ? toolError('NOT_FOUND', `Path ${shown(requested)} does not exist`)
-        : outsideError(allowed, requested);
-    }
-    if (!isInside(allowed.dirs, real)) {
-      throw outsideError(allowed, requested, isInside(allowed.dirs, absolute) ? 'leads outside the allowed folders through a symlink' : 'is outside the allowed folders');
-    }
-    const st = await fs.stat(real, { bigint: true }).catch(() => null);
-    if (!st) throw toolError('NOT_FOUND', `Path ${shown(requested)} does not exist`);
-    if (st.isDirectory()) {
-      await walkFolder(real, fileId(st), { dirs: allowed.dirs, include, exclude, add, budget });
-    } else if (st.isFile()) {
-      if (st.size > BigInt(opts.maxBytes)) {
-        throw toolError('PAYLOAD_TOO_LARGE', `File ${shown(requested)} is larger than the upload limit of ${opts.maxBytes} bytes (MAX_UPLOAD_BYTES)`);
-      }
-      add({ realpath: real, relative: path.basename(real), bytes: Number(st.size), id: fileId(st) });
-    } else {
-      throw outsideError(allowed, requested, 'is not a regular file or folder (devices, FIFOs and sockets are not read)');
-    }
+    const named = await resolveNamedPath(requested, allowed, opts.maxBytes);
+    if (named.kind === 'folder') await walkFolder(named.real, named.id, { dirs: allowed.dirs, include, exclude, add, budget });
+    else add(named.file);
   }
   return { files: out, leftOut: [...budget.leftOut.values()] };
 }

@@ -136,6 +136,9 @@ export const MIGRATIONS: readonly Migration[] = [
   //   stored one is discarded (kb-store.ts, replaceDocument). Rows from before stay NULL: older
   //   than any read made from now on.
   { version: 4, name: 'database identity and read order', up: (db) => migrateReadOrder(db) },
+  // A job that names folders walks them in parts as its documents drain (folder-feed.ts): where
+  // the walk stands is written in the job's row with its items, in one statement.
+  { version: 5, name: 'jobs.feed', up: (db) => db.exec('ALTER TABLE jobs ADD COLUMN feed TEXT') },
 ];
 
 function migrateReadOrder(db: KbDatabase): void {

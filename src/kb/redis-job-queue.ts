@@ -22,7 +22,8 @@ import { errorText } from '../util/error-text.ts';
 import { withTimeout } from '../util/timeout.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
 import { countsOf, endStatus, isEnded, jobEndEvent, newJobRecord, safeCall, TERMINAL_STAGES, withContentTypes, writeAtomic, type JobOptions, type NewItem } from './job-runner.ts';
-import type { JobEvent, JobRecord, KbStoreApi } from './types.ts';
+import type { FeedState, JobEvent, JobRecord, KbStoreApi } from './types.ts';
+import { feedWindow, isWalking, stopFeed } from './folder-feed.ts';
 
 export const INGEST_QUEUE_NAME = 'ingest';
 /** BullMQ's largest priority. */
@@ -77,7 +78,8 @@ export function itemJobOptions(jobId: string, index: number, attempts: number, r
  */
 export function endIfDone(job: JobRecord, cancelRequested: boolean): boolean {
   job.counts = countsOf(job.items);
-  if (isEnded(job) || job.items.some((i) => !TERMINAL_STAGES.has(i.stage))) return false;
+  // Its folders still walked: more documents are to come (folder-feed.ts).
+  if (isEnded(job) || isWalking(job) || job.items.some((i) => !TERMINAL_STAGES.has(i.stage))) return false;
   job.status = endStatus(job, cancelRequested);
   const c = job.counts;
   if (job.status === 'failed' && !job.reason) job.reason = c.total === 1 ? 'its document failed' : 'every document failed';
@@ -161,13 +163,22 @@ export class RedisJobQueue implements JobQueue {
     return load.waiting;
   }
 
-  async submit(collection: string, items: NewItem[], options: JobOptions): Promise<JobRecord> {
+  /** Files the first part of a new job's folder walk may take beside `explicit` items (folder-feed.ts). */
+  async folderRoom(explicit: number, tenant: string = DEFAULT_TENANT): Promise<number> {
+    const tenantWaiting = await this.checkRoomFor(explicit + 1, tenant);
+    const max = this.deps.queueMax;
+    let room = Math.min(feedWindow(max), max - this.counts.waiting - explicit);
+    if (this.deps.tenantLimits && tenantWaiting >= 0) room = Math.min(room, this.deps.tenantLimits.queueMax - tenantWaiting - explicit);
+    return Math.max(1, room);
+  }
+
+  async submit(collection: string, items: NewItem[], options: JobOptions, feed?: FeedState): Promise<JobRecord> {
     if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping; no new ingestion jobs are taken');
-    if (items.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
+    if (items.length === 0 && !feed) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
     const tenant = options.tenant ?? DEFAULT_TENANT;
     // -1: auth off, items rank by index (jobs take turns); else after the key's waiting documents.
-    const tenantWaiting = await this.checkRoomFor(items.length, tenant);
-    const record = newJobRecord(collection, items);
+    const tenantWaiting = await this.checkRoomFor(items.filter((i) => !i.leftOut && !i.failed).length, tenant);
+    const record = newJobRecord(collection, items, feed);
     const id = record.id;
     const opts = withContentTypes(options, items);
     const spool = spoolOf(this.deps.spoolDir, id);
@@ -207,6 +218,7 @@ export class RedisJobQueue implements JobQueue {
           item.finished_at = now();
         }
         job.reason = reason;
+        stopFeed(job);
         endIfDone(job, false);
       });
       await fs.rm(spool, { recursive: true, force: true }).catch(() => undefined);
@@ -225,6 +237,8 @@ export class RedisJobQueue implements JobQueue {
       }
       flags.cancelRequested = true;
       j.reason = reason;
+      // Its folders are walked no further (a part under way is dropped when it is written).
+      stopFeed(j);
       // Waiting documents end now; running ones end when their worker sees the notice.
       for (const item of j.items) {
         if (item.stage !== 'queued') continue;

@@ -347,3 +347,39 @@ export interface AddDocumentsRequest {
   /** The request's signal: folder walks stop when it aborts (timeout, client gone). */
   signal?: AbortSignal;
 }
+
+// ---- Added for issue 22 part 4 (folders of any size) ----
+
+/**
+ * Where the walk of a job's folders stands (folder-feed.ts): persisted in the job's row with its
+ * items, in the same write, so a restart resumes after the last file that became an item.
+ */
+export interface FeedState {
+  /** The folders named (real paths) with the dev:ino seen when the request was taken. */
+  roots: Array<{ path: string; id: string }>;
+  include?: string[];
+  exclude?: string[];
+  /** Real paths of the files the request named itself: already items, not reported again by a walk. */
+  named: string[];
+  /** The root being walked (roots.length: all walked). */
+  root: number;
+  /** The walk-order place (folder-walk.ts WalkKey, names base64) of the last file taken in that root; null: from the start. */
+  after: Array<[0 | 1, string]> | null;
+  /** Folders (dev:ino) the walk of that root has walked or noted, so a resumed walk does not walk one twice. */
+  walked: string[];
+  /** Files found so far (items made from them). */
+  found: number;
+  /** What the walks left out so far (notes made when the walk completes). */
+  leftOut: Array<{ reason: 'too_deep' | 'outside_link' | 'broken_link'; count: number; examples: Array<{ path: string; relative: string }> }>;
+  state: 'walking' | 'complete' | 'stopped';
+  /** Batches taken so far: a write of a batch checks it, so two feeders never both append one. */
+  seq: number;
+}
+
+/** Merged into JobRecord above. */
+export interface JobRecord {
+  /** Jobs that name folders: how far the walk is (`counts.total` grows while `state` is walking). */
+  enumeration?: { state: FeedState['state']; files_found: number };
+  /** Server only (not part of the API): the walk's resumable state. */
+  feed?: FeedState;
+}
