@@ -1610,6 +1610,13 @@ export interface operations {
                         finished_at: string | null;
                         /** @description Times the job was resumed after a restart */
                         resumed: number;
+                        /** @description Jobs that name folders: the folders are walked in parts as the job drains, so INGEST_QUEUE_MAX bounds the documents waiting at once, not the size of a folder */
+                        enumeration?: {
+                            /** @description walking: the folders are still being walked, more items are to come (counts.total grows); complete: every file was found; stopped: the walk ended early (the job was cancelled, or a part of the walk failed: see the failed item) */
+                            state: "walking" | "complete" | "stopped";
+                            /** @description Files the walk found so far (items made from them) */
+                            files_found: number;
+                        };
                         /** @description What to do next (follow a job that has not ended with get_job) */
                         hint: string;
                     };
@@ -1864,6 +1871,13 @@ export interface operations {
                         finished_at: string | null;
                         /** @description Times the job was resumed after a restart */
                         resumed: number;
+                        /** @description Jobs that name folders: the folders are walked in parts as the job drains, so INGEST_QUEUE_MAX bounds the documents waiting at once, not the size of a folder */
+                        enumeration?: {
+                            /** @description walking: the folders are still being walked, more items are to come (counts.total grows); complete: every file was found; stopped: the walk ended early (the job was cancelled, or a part of the walk failed: see the failed item) */
+                            state: "walking" | "complete" | "stopped";
+                            /** @description Files the walk found so far (items made from them) */
+                            files_found: number;
+                        };
                     };
                 };
             };
@@ -2071,6 +2085,13 @@ export interface operations {
                         finished_at: string | null;
                         /** @description Times the job was resumed after a restart */
                         resumed: number;
+                        /** @description Jobs that name folders: the folders are walked in parts as the job drains, so INGEST_QUEUE_MAX bounds the documents waiting at once, not the size of a folder */
+                        enumeration?: {
+                            /** @description walking: the folders are still being walked, more items are to come (counts.total grows); complete: every file was found; stopped: the walk ended early (the job was cancelled, or a part of the walk failed: see the failed item) */
+                            state: "walking" | "complete" | "stopped";
+                            /** @description Files the walk found so far (items made from them) */
+                            files_found: number;
+                        };
                     };
                 };
             };
@@ -2150,6 +2171,13 @@ export interface operations {
                             finished_at: string | null;
                             /** @description Times the job was resumed after a restart */
                             resumed: number;
+                            /** @description Jobs that name folders: the folders are walked in parts as the job drains, so INGEST_QUEUE_MAX bounds the documents waiting at once, not the size of a folder */
+                            enumeration?: {
+                                /** @description walking: the folders are still being walked, more items are to come (counts.total grows); complete: every file was found; stopped: the walk ended early (the job was cancelled, or a part of the walk failed: see the failed item) */
+                                state: "walking" | "complete" | "stopped";
+                                /** @description Files the walk found so far (items made from them) */
+                                files_found: number;
+                            };
                         }[];
                         /** @description Items in all pages */
                         total: number;
@@ -2225,6 +2253,13 @@ export interface operations {
                         finished_at: string | null;
                         /** @description Times the job was resumed after a restart */
                         resumed: number;
+                        /** @description Jobs that name folders: the folders are walked in parts as the job drains, so INGEST_QUEUE_MAX bounds the documents waiting at once, not the size of a folder */
+                        enumeration?: {
+                            /** @description walking: the folders are still being walked, more items are to come (counts.total grows); complete: every file was found; stopped: the walk ended early (the job was cancelled, or a part of the walk failed: see the failed item) */
+                            state: "walking" | "complete" | "stopped";
+                            /** @description Files the walk found so far (items made from them) */
+                            files_found: number;
+                        };
                     };
                 };
             };
