@@ -46,7 +46,7 @@ function countToolCalls(body: unknown): number {
 export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const loadMcp = mcpLoader();
   app.addHook('onListen', async () => {
-    setImmediate(() => loadMcp().catch((err) => app.log.error({ err }, 'MCP module failed to load')));
+    setImmediate(() => void loadMcp().catch((err: unknown) => app.log.error({ err }, 'MCP module failed to load')));
   });
   app.post(
     MCP_ROUTE,

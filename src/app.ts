@@ -84,10 +84,11 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
     // URLs the router cannot read never reach the error handler; they get the coded body too.
     frameworkErrors: (err, request, reply) => {
       const path = JSON.stringify(request.raw.url?.split('?')[0].slice(0, 200) ?? '');
-      if (err.code === 'FST_ERR_BAD_URL') return sendError(request, reply, 'VALIDATION_ERROR', `URL path ${path} is not valid (malformed percent-encoding)`);
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(request, reply, 'VALIDATION_ERROR', `URL path ${path} has a segment longer than 100 characters`);
+      // sendError sends the reply; the reply object it returns is thenable, and nothing awaits it here.
+      if (err.code === 'FST_ERR_BAD_URL') return void sendError(request, reply, 'VALIDATION_ERROR', `URL path ${path} is not valid (malformed percent-encoding)`);
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return void sendError(request, reply, 'VALIDATION_ERROR', `URL path ${path} has a segment longer than 100 characters`);
       request.log.error({ err }, 'request failed');
-      return sendError(request, reply, 'INTERNAL_ERROR', 'Internal server error');
+      void sendError(request, reply, 'INTERNAL_ERROR', 'Internal server error');
     },
   });
   app.setValidatorCompiler(validatorCompiler);

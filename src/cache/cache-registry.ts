@@ -64,8 +64,8 @@ export class CacheRegistry {
     });
   }
 
-  layers(): TtlCache<{}>[] {
-    return [this.download, this.document, this.retriever] as TtlCache<{}>[];
+  layers(): TtlCache<object>[] {
+    return [this.download, this.document, this.retriever] as TtlCache<object>[];
   }
 
   stats(): CacheLayerStats[] {

@@ -288,7 +288,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     const jobs = runner.jobsOf(name);
     for (const id of jobs) {
       try {
-        runner.cancel(id, 'the collection was deleted');
+        // Awaited: the Redis queue's cancel is async, and its rejection must land here too.
+        await runner.cancel(id, 'the collection was deleted');
       } catch {
         // ended meanwhile
       }

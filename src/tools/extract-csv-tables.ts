@@ -1,5 +1,4 @@
 /** extract_csv_tables: a CSV/TSV file as a table, with delimiter and encoding detected. */
-import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
 import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { TablesInput, TablesOutput } from './extract-xlsx-tables.ts';

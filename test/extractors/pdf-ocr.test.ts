@@ -19,7 +19,6 @@ t.teardown(async () => {
 });
 
 const run = (bytes: Buffer, signal: AbortSignal = AbortSignal.timeout(240_000)) => extractPdf({ bytes, filename: 'scan.pdf', signal }, { ocr });
-const oneLine = (s: string) => s.replace(/\s+/g, ' ');
 // Automatic page segmentation puts a blank line between text blocks; the lines themselves are exact.
 const lines = (s: string) => s.split('\n').filter((l) => l.trim());
 // Strip-sized pages (the text image and a margin, not a whole Letter page) keep OCR short.

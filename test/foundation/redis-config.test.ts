@@ -25,7 +25,7 @@ t.test('REDIS_URL unset: createServices makes no Redis connection', async (t) =>
   const services = createServices(testConfig(t), { startModels: false });
   t.teardown(() => services.close());
   t.equal(services.redis, null, 'no connection object');
-  const features = Object.assign({}, ...(await Promise.all(services.healthReporters.map((r) => r.features?.() ?? {}))));
+  const features = Object.assign({}, ...(await Promise.all(services.healthReporters.map((r) => Promise.resolve(r.features?.() ?? {})))));
   t.notOk('redis' in features, 'no redis health section');
 });
 

@@ -27,14 +27,15 @@ function manager(t: Test, overrides: Partial<RawConfig>, extra: Partial<Construc
 /** Serves files from a folder the way the hub does: /<org>/<name>/resolve/main/<file>. */
 async function fakeHub(t: Test, root: string) {
   const hits: string[] = [];
-  const server = http.createServer(async (req, res) => {
+  const serve = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     hits.push(req.url!);
     const m = /^\/([^/]+\/[^/]+)\/resolve\/main\/(.+)$/.exec(req.url!);
     const file = m ? path.join(root, m[1], m[2]) : '';
     const body = file ? await fs.readFile(file).catch(() => null) : null;
     if (!body) return void res.writeHead(404).end('Entry not found');
     res.writeHead(200, { 'content-length': body.length }).end(body);
-  });
+  };
+  const server = http.createServer((req, res) => void serve(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };

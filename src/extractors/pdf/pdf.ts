@@ -90,7 +90,7 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
             if (why === 'garbled') garbledPages.push(n);
           }
         }
-      } catch (err) {
+      } catch {
         throwIfAborted(input.signal);
         // A broken page costs that page only; the rest of the document is still worth reading.
         texts.push('');
