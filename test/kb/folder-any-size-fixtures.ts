@@ -62,15 +62,16 @@ export async function kbHealth(app: FastifyInstance): Promise<any> {
 
 /**
  * Polls until the job ends, calling `each` with the knowledge base's health on every round (the
- * documents waiting are read through /v1/system/health). The deadline bounds only a failure.
+ * documents waiting are read through /v1/system/health). The deadline bounds only a failure; a
+ * big job is polled less often (each answer carries every item).
  */
-export async function pollJobEnd(app: FastifyInstance, id: string, each: (kb: any, job: any) => void = () => undefined, timeoutMs = 300_000): Promise<any> {
+export async function pollJobEnd(app: FastifyInstance, id: string, each: (kb: any, job: any) => void = () => undefined, timeoutMs = 300_000, everyMs = 25): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await getJob(app, id);
     each(await kbHealth(app), job);
     if (!['queued', 'running'].includes(job.status)) return job;
     if (Date.now() > deadline) throw new Error(`job ${id} did not end within ${timeoutMs} ms: ${JSON.stringify(job.counts)}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
