@@ -1,5 +1,5 @@
 // The resolve hook of test/setup/bundled-typebox.mjs (runs on Node's loader thread): `typebox` and
-// its subpaths resolve to the cached bundle; every other specifier goes on down the chain (tsx).
+// its subpaths resolve to the cached bundle; every other specifier goes on down the chain (test/setup/ts-loader.mjs).
 let map = {};
 
 export function initialize(data) {

@@ -1,7 +1,7 @@
-// Loaded by every test process (test/setup/test-process.mjs, after tsx) and by the
+// Loaded by every test process (test/setup/test-process.mjs, after the TypeScript loader) and by the
 // servers the tests spawn from the sources (SOURCE_LOADER_ARGS, test/setup/source-loader.ts).
 //
-// Why: TypeBox 1.x ships as ~680 small ES modules. Under a loader (tsx), Node 20 resolves and loads
+// Why: TypeBox 1.x ships as ~680 small ES modules. Under a loader (tsx, or test/setup/ts-loader.mjs), Node 20 resolves and loads
 // each one through the loader's worker thread, which costs about 1.5 s of CPU per process, about
 // half of what importing the app costs; with ~190 test files and the servers they spawn, that alone
 // was minutes of `npm test` on two cores. esbuild bundles the same package into a few files once
