@@ -127,7 +127,9 @@ export class Analyzer {
     const v2 = `stem=${o.stem}:stop=${o.stopWords}:dec=${o.keepDecimals}:hy=${o.joinHyphenated}`;
     // Indexes built before languages and grams existed carry the v2 signature and keep it.
     if (!o.languages) return `v2:${v2}`;
-    return `v3:${v2}:lang=rules:grams=${o.grams}`;
+    // `script-grams`: Thai-like runs are trigrams whatever the language (before, only with a
+    // language's rules); a snapshot without it is rebuilt from the stored chunks.
+    return `v3:${v2}:lang=rules:grams=${o.grams}:script-grams`;
   }
 
   /**
@@ -144,7 +146,9 @@ export class Analyzer {
     const ascii = !NON_ASCII_RE.test(text);
     let normalized = ascii ? text.toLowerCase() : text.normalize('NFKC').toLowerCase();
     // Thai-like scripts put spaces between phrases, not words: their trigrams run across the space.
-    if (rules && this.options.grams && !ascii && HAS_TRIGRAM_SCRIPT_RE.test(normalized)) normalized = normalized.replace(TRIGRAM_SPACE_RE, '');
+    // Decided by the script, not the language label: a Thai document full of Latin names may be
+    // detected with low confidence (no language, so English rules) and must still meet its queries.
+    if (this.options.grams && !ascii && HAS_TRIGRAM_SCRIPT_RE.test(normalized)) normalized = normalized.replace(TRIGRAM_SPACE_RE, '');
     if (ascii && !rules) this.scanAscii(normalized, out);
     else for (const raw of normalized.match(this.tokenRe) ?? []) this.emitRaw(raw, out, rules);
     return out;
@@ -289,7 +293,7 @@ export class Analyzer {
       if (at > last) this.emitMixedPart(word.slice(last, at), out, rules);
       last = at + run.length;
       const chars = Array.from(run);
-      if (rules && this.options.grams && TRIGRAM_RUN_RE.test(run)) {
+      if (this.options.grams && TRIGRAM_RUN_RE.test(run)) {
         emitGrams(run, 3, '', out);
         continue;
       }

@@ -45,6 +45,11 @@ t.test('trigrams: for languages other than English only, marked apart from words
   t.same(grams(a.tokenize('Защита', 'ru')), ['защ', 'ащи', 'щит', 'ита'].map((g) => GRAM_MARK + g));
   const thai = a.tokenize('ทีมรับ', 'th');
   t.same(thai, ['ทีม', 'ีมร', 'มรั', 'รับ'], 'a Thai run gives its trigrams');
+  // The script decides, not the language label: a Thai document detected with low confidence (no
+  // language, or English) still indexes the trigrams its Thai queries look for.
+  t.same(a.tokenize('ทีมรับ'), thai, 'without a language: the same trigrams');
+  t.same(a.tokenize('ทีม รับ', 'en'), thai, 'labelled English: the same trigrams, across the space');
+  t.same(new Analyzer().tokenize('ทีมรับ'), ['ที', 'ีม', 'มร', 'รั', 'ับ'], 'the v2 analyzer keeps its character bigrams');
   t.same(new Analyzer().tokenize('ทีมรับ'), ['ที', 'ีม', 'มร', 'รั', 'ับ'], 'v2 gives bigrams');
   // An ASCII borrowing in a non-Latin language is analysed as English (Porter, English stop words).
   t.same(words(a.tokenize('the Panthers', 'ru')), new Analyzer().tokenize('the Panthers'));
@@ -53,7 +58,7 @@ t.test('trigrams: for languages other than English only, marked apart from words
 t.test('signatures: v2 without languages (existing indexes keep theirs), v3 with them', async (t) => {
   t.equal(new Analyzer().signature, 'v2:stem=porter:stop=extended:dec=true:hy=false');
   t.equal(new Analyzer({ grams: 3 }).signature, new Analyzer().signature, 'grams alone do nothing');
-  t.equal(new Analyzer({ languages: true }).signature, 'v3:stem=porter:stop=extended:dec=true:hy=false:lang=rules:grams=3');
+  t.equal(new Analyzer({ languages: true }).signature, 'v3:stem=porter:stop=extended:dec=true:hy=false:lang=rules:grams=3:script-grams');
   t.not(new Analyzer({ languages: true, grams: 0 }).signature, new Analyzer({ languages: true }).signature);
 });
 
