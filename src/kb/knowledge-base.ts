@@ -457,9 +457,11 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     return { ...page, items: page.items.map((j) => publicJob(this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : this.adoptIfOrphan(j))) };
   }
 
-  async cancelJob(id: string): Promise<JobRecord> {
+  cancelJob(id: string): JobRecord | Promise<JobRecord> {
     this.use();
-    return publicJob(await this.runner!.cancel(id));
+    // In process the answer (or CONFLICT) comes at once; the Redis queue's is a promise.
+    const r = this.runner!.cancel(id);
+    return r instanceof Promise ? r.then(publicJob) : publicJob(r);
   }
 
   subscribe(jobId: string, listener: (e: JobEvent) => void): () => void {
