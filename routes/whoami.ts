@@ -3,21 +3,10 @@
  * hides what the key may not do) and for people checking a key. Never the key or its hash.
  */
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
-import { ACTIONS } from '../src/auth/actions.ts';
+// The answer's schema is the contract's: the console reads the same type.
+import { WhoamiSchema } from '../src/contract/whoami-schemas.ts';
 import { principalView } from '../src/auth/principal.ts';
 import { errorResponseSchemas, GUARD_ERRORS } from '../src/error-responses.ts';
-
-export const WhoamiSchema = Type.Object(
-  {
-    name: Type.String({ description: 'The key\'s name ("local" when auth is off: no API_KEYS nor API_KEYS_FILE)' }),
-    auth: Type.Boolean({ description: 'Whether the server requires API keys' }),
-    actions: Type.Array(Type.Union(ACTIONS.map((a) => Type.Literal(a))), { description: 'search, ingest, delete, admin' }),
-    collections: Type.Array(Type.String(), { description: 'Collection patterns: "*", exact names, or prefixes ending in "*"' }),
-    expires_at: Type.Union([Type.String(), Type.Null()], { description: 'When the key stops working (ISO 8601); null: never' }),
-  },
-  { additionalProperties: false },
-);
 
 export default async function whoamiRoutes(app: FastifyInstance): Promise<void> {
   app.get(

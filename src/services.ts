@@ -16,6 +16,7 @@ import { DiskHealth, type DiskProbe } from './util/disk-health.ts';
 import { sweepDataDirTemp } from './util/temp-sweep.ts';
 import pino, { type Logger } from 'pino';
 import type { CacheLayerStats } from './cache/ttl-cache.ts';
+import type { FeatureStatus, ModelStatus } from './contract/health-schemas.ts';
 import { KnowledgeBase } from './kb/knowledge-base.ts';
 import type { KbStoreApi, KnowledgeBaseApi } from './kb/types.ts';
 import { RedisConnection } from './redis/connection.ts';
@@ -29,19 +30,8 @@ export interface DiskCache {
   stats?(): Promise<CacheLayerStats>;
 }
 
-/** Whether an optional capability works here, and why not when it does not. */
-export interface FeatureStatus {
-  available: boolean;
-  reason?: string;
-  [detail: string]: unknown;
-}
-
-export interface ModelStatus {
-  name: string;
-  role: string;
-  state: string;
-  [detail: string]: unknown;
-}
+// What a health reporter says about a capability or a model: the wire contract's types (get_system_health's schema).
+export type { FeatureStatus, ModelStatus };
 
 /** A part of the server that reports to get_system_health (OCR, models, retrieval...). */
 export interface HealthReporter {

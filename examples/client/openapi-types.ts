@@ -1015,6 +1015,12 @@ export interface operations {
                             name: string;
                             role: string;
                             state: string;
+                            /** @description The model id collections record as their embedder (the same as name for the models the server loads) */
+                            id?: string;
+                            /** @description embedder or reranker */
+                            kind?: string;
+                            /** @description Why it is not ready */
+                            reason?: string;
                         } & {
                             [key: string]: unknown;
                         })[];

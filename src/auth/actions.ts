@@ -1,12 +1,2 @@
-/**
- * What a key may do. Pure (no Node imports), so the console can import the very names the server
- * checks. search: read and search (documents, jobs, per-URL tools); ingest: add and re-ingest
- * documents, cancel their jobs; delete: delete documents; admin: create and delete collections,
- * clear caches.
- */
-export const ACTIONS = ['search', 'ingest', 'delete', 'admin'] as const;
-export type Action = (typeof ACTIONS)[number];
-
-export function isAction(value: unknown): value is Action {
-  return typeof value === 'string' && (ACTIONS as readonly string[]).includes(value);
-}
+// Moved to src/contract (the console imports the same names); kept so the server's imports stay put.
+export * from '../contract/actions.ts';

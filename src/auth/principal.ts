@@ -9,6 +9,7 @@
  */
 import { toolError } from '../errors.ts';
 import { ACTIONS, type Action } from './actions.ts';
+import type { Whoami } from '../contract/whoami-schemas.ts';
 
 export interface Principal {
   /** The key's name from API_KEYS_FILE, `API_KEYS[n]` for a plain key, `local` when auth is off. */
@@ -69,6 +70,6 @@ export function requireJobVisible(p: Principal, job: { id: string; collection: s
 }
 
 /** The public view of a principal (GET /v1/whoami, the console). */
-export function principalView(p: Principal, authEnabled: boolean) {
+export function principalView(p: Principal, authEnabled: boolean): Whoami {
   return { name: p.name, auth: authEnabled, actions: [...p.actions], collections: [...p.collections], expires_at: p.expiresAt };
 }

@@ -3,7 +3,7 @@
  * and, when sizeOf is given, by total bytes. Backed by lru-cache.
  */
 import { LRUCache } from 'lru-cache';
-import Type, { type Static } from 'typebox';
+import type { CacheLayerStats } from '../contract/health-schemas.ts';
 
 export interface CacheLayerOptions<V> {
   name: string;
@@ -15,24 +15,8 @@ export interface CacheLayerOptions<V> {
   onDispose?: (value: V, key: string) => void;
 }
 
-/** One layer's statistics as manage_cache and get_system_health report them. */
-export const CacheLayerStatsSchema = Type.Object(
-  {
-    name: Type.String({ description: 'Layer name: download, document, retriever, a disk layer (indexes), or download_shared (the Redis tier with REDIS_URL: entries and bytes of all processes)' }),
-    entries: Type.Integer({ minimum: 0 }),
-    bytes: Type.Integer({ minimum: 0, description: 'Bytes held (0 for layers bounded by entries only)' }),
-    max_entries: Type.Integer({ minimum: 0 }),
-    max_bytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
-    ttl_seconds: Type.Integer({ minimum: 0 }),
-    hits: Type.Integer({ minimum: 0 }),
-    misses: Type.Integer({ minimum: 0 }),
-    hit_rate: Type.Number({ minimum: 0, maximum: 1 }),
-    evictions: Type.Integer({ minimum: 0, description: 'Entries dropped for size or age since start' }),
-  },
-  { additionalProperties: false },
-);
-
-export type CacheLayerStats = Static<typeof CacheLayerStatsSchema>;
+// One layer's statistics: the wire contract's (the console reads them); re-exported for the caches.
+export { CacheLayerStatsSchema, type CacheLayerStats } from '../contract/health-schemas.ts';
 
 export class TtlCache<V extends {}> {
   readonly name: string;

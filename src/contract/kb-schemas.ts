@@ -6,7 +6,7 @@
  * inputs do, like every tool input.
  */
 import Type from 'typebox';
-import { ContentTypeSchema } from './retrieval-schemas.ts';
+import { ContentTypeSchema, RetrievalModeSchema } from './retrieval-schemas.ts';
 
 export const COLLECTION_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
 
@@ -73,6 +73,9 @@ export const CollectionSchema = Type.Object(
   { description: 'A collection with its statistics' },
 );
 
+/** list_collections' answer. */
+export const CollectionListSchema = Type.Object({ collections: Type.Array(CollectionSchema) });
+
 export const DocumentSchema = Type.Object({
   id: Type.String(),
   collection_id: Type.Integer(),
@@ -102,6 +105,9 @@ export const HistoryEntrySchema = Type.Object({
   job_id: Nullable(Type.String()),
   detail: Nullable(Type.String()),
 });
+
+/** get_document's answer: the document with its history, newest last. */
+export const DocumentWithHistorySchema = Type.Object({ ...DocumentSchema.properties, history: Type.Array(HistoryEntrySchema) });
 
 export const ChunkSchema = Type.Object({
   id: Type.Integer(),
@@ -247,3 +253,51 @@ export const SearchResultSchema = Type.Object({
   timings_ms: Type.Unsafe<Record<string, number>>(Type.Object({}, { additionalProperties: Type.Number() })),
   trace: Type.Optional(Type.Unknown({ description: 'With explain: the ranking trace' })),
 });
+
+/** The most results search_collection returns (its top_k maximum; src/kb/collection-search.ts holds it to this). */
+export const COLLECTION_MAX_TOP_K = 100;
+/** top_k when a search names none (retrieve_chunks' default too: src/retrieval/contracts.ts). */
+export const SEARCH_DEFAULT_TOP_K = 5;
+
+export const SearchFiltersSchema = Type.Object(
+  {
+    document_ids: Type.Optional(Type.Array(DocumentId, { minItems: 1, maxItems: 500, description: 'Only these documents' })),
+    source_prefix: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Only documents whose source starts with this (a URL prefix or a folder)' })),
+    content_type: Type.Optional(Type.Array(ContentTypeSchema, { minItems: 1, uniqueItems: true, description: 'Only chunks of these kinds' })),
+    language: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 16 }), { minItems: 1, maxItems: 16, description: 'Only documents in these languages (e.g. "en")' })),
+    page_from: Type.Optional(Type.Integer({ minimum: 1, description: 'Only chunks ending on or after this page' })),
+    page_to: Type.Optional(Type.Integer({ minimum: 1, description: 'Only chunks starting on or before this page' })),
+  },
+  { additionalProperties: false, description: 'Narrow the search; all given filters apply together' },
+);
+
+/** search_collection's input without the collection's name (the REST path names it): what the knowledge base's search takes. */
+export const CollectionSearchRequestSchema = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 2000, description: 'What to look for, in words' }),
+    top_k: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: COLLECTION_MAX_TOP_K, default: SEARCH_DEFAULT_TOP_K, description: `Results to return (1-${COLLECTION_MAX_TOP_K}, default ${SEARCH_DEFAULT_TOP_K})` }),
+    ),
+    mode: Type.Optional(RetrievalModeSchema),
+    rerank: Type.Optional(Type.Boolean({ description: 'Rerank candidates with the cross-encoder when it is available (default true)' })),
+    explain: Type.Optional(Type.Boolean({ description: 'Add a per-stage trace of every candidate (default false)' })),
+    filters: Type.Optional(SearchFiltersSchema),
+    context: Type.Optional(
+      Type.Union([Type.Literal('none'), Type.Literal('section'), Type.Literal('neighbors')], {
+        description: 'Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks)',
+      }),
+    ),
+    context_chars: Type.Optional(Type.Integer({ minimum: 100, maximum: 8000, description: 'Characters of context per hit (default 2000)' })),
+    group_by: Type.Optional(
+      Type.Union([Type.Literal('chunk'), Type.Literal('document')], {
+        description: 'chunk (default): the best chunks; document: each document once (its best chunk), top_k counted in documents',
+      }),
+    ),
+    min_confidence: Type.Optional(
+      Type.Union([Type.Literal('none'), Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], {
+        description: "Return results only at or above this confidence (default low: a 'none' answer has no results; none: always return the best matches)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -8,17 +8,18 @@
  * `path:<realpath>` or `upload:<sha256>`); a chunk by an integer id that is never reused
  * (AUTOINCREMENT), which is also its label in the HNSW index and its slot key in BM25.
  */
-import type { ChunkContentType } from '../retrieval/types.ts';
 import type {
   Chunk,
   Collection,
   CollectionHit,
+  CollectionSearchRequest,
   CollectionSearchResult,
   CollectionStats,
   Confidence,
   Document,
   DocumentError,
   DocumentStatus,
+  HistoryEntry,
   ItemProgress,
   ItemStage,
   Job,
@@ -30,7 +31,21 @@ import type {
 } from '../contract/kb-types.ts';
 
 // The wire types live in src/contract (shared with the console); re-exported for the server's parts.
-export type { CollectionHit, CollectionSearchResult, CollectionStats, Confidence, DocumentError, DocumentStatus, ItemProgress, ItemStage, JobStatus, Page, SourceKind };
+export type {
+  CollectionHit,
+  CollectionSearchRequest,
+  CollectionSearchResult,
+  CollectionStats,
+  Confidence,
+  DocumentError,
+  DocumentStatus,
+  HistoryEntry,
+  ItemProgress,
+  ItemStage,
+  JobStatus,
+  Page,
+  SourceKind,
+};
 
 export { COLLECTION_NAME_PATTERN } from '../contract/kb-schemas.ts';
 
@@ -148,7 +163,7 @@ export interface KbStoreApi {
    * history stays, ending in a 'deleted' row (an audit trail; deleteCollection removes it).
    */
   deleteDocument(collectionId: number, documentId: string): { version: number; removedChunkIds: number[] };
-  history(documentId: string): Array<{ at: string; action: 'ingested' | 'skipped' | 'failed' | 'deleted'; content_sha256: string | null; job_id: string | null; detail: string | null }>;
+  history(documentId: string): HistoryEntry[];
   /**
    * A history row for an unchanged re-read. With `readSeq`: only while the stored version is ready
    * with this content (false: it changed meanwhile), raising its read number to this read.
@@ -207,30 +222,6 @@ export interface AddDocumentsRequest {
   allowedDirs?: string[];
   /** The name of the API key making the request: its share of the queue (tenant-share.ts). */
   tenant?: string;
-}
-
-export interface CollectionSearchRequest {
-  query: string;
-  top_k?: number;
-  mode?: 'lexical' | 'dense' | 'hybrid';
-  rerank?: boolean;
-  explain?: boolean;
-  filters?: {
-    document_ids?: string[];
-    source_prefix?: string;
-    content_type?: ChunkContentType[];
-    language?: string[];
-    page_from?: number;
-    page_to?: number;
-  };
-  /** 'none' (default), 'section' (the hit's heading section) or 'neighbors' (adjacent chunks). */
-  context?: 'none' | 'section' | 'neighbors';
-  /** Characters of context per hit (default 2,000, at most 8,000). */
-  context_chars?: number;
-  /** 'chunk' (default): the best chunks; 'document': each document once (its best chunk), top_k counted in documents. */
-  group_by?: 'chunk' | 'document';
-  /** Results come back only at or above this level (default 'low': a 'none' answer has no results; 'none': always). */
-  min_confidence?: Confidence;
 }
 
 export interface KnowledgeBaseApi {

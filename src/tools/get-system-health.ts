@@ -7,86 +7,13 @@ import os from 'node:os';
 import { configuredKeyCount } from '../auth/key-store.ts';
 import Type from 'typebox';
 import { defineTool, TIMEOUT_SECONDS, type TimeoutClass } from './define-tool.ts';
-import { CacheLayerStatsSchema } from '../cache/ttl-cache.ts';
+// The answer's schema is the contract's: the console's pages read the same type.
+import { SystemHealthSchema } from '../contract/health-schemas.ts';
 import { supportedFormats } from './formats.ts';
 import { cacheLayerStats } from './manage-cache.ts';
 import { PACKAGE_INFO } from '../package-info.ts';
 import { isLoopbackHost } from '../loopback.ts';
 import type { FeatureStatus, ModelStatus, Services } from '../services.ts';
-
-const Feature = Type.Object(
-  {
-    available: Type.Boolean(),
-    reason: Type.Optional(Type.String({ description: 'Why the capability is off or limited' })),
-  },
-  { additionalProperties: true },
-);
-
-const Format = Type.Object(
-  {
-    format: Type.String(),
-    description: Type.String(),
-    extensions: Type.Array(Type.String()),
-    media_types: Type.Array(Type.String()),
-    tools: Type.Array(Type.String()),
-  },
-  { additionalProperties: false },
-);
-
-const Model = Type.Object(
-  { name: Type.String(), role: Type.String(), state: Type.String() },
-  { additionalProperties: true },
-);
-
-const Output = Type.Object(
-  {
-    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
-      description:
-        '"degraded" when a part of the server could not report its state, DATA_DIR takes no writes (features.disk says why), or the knowledge base storage cannot be opened or written (features.knowledge_base.storage_reason or reason)',
-    }),
-    name: Type.String(),
-    version: Type.String(),
-    uptime_seconds: Type.Number({ minimum: 0 }),
-    features: Type.Object({}, { additionalProperties: Feature, description: 'Optional capabilities by name: available, and why not' }),
-    security: Type.Object(
-      {
-        auth_enabled: Type.Boolean(),
-        api_keys: Type.Integer({ minimum: 0, description: 'How many API keys are accepted' }),
-        rate_limit_rpm: Type.Integer({ description: 'Calls per minute per client (API key, else IP)' }),
-        global_rate_limit_rpm: Type.Integer({ description: 'Calls per minute for all clients together' }),
-        request_timeout_seconds: Type.Number({ description: 'REQUEST_TIMEOUT: caps every timeout class' }),
-        timeouts_seconds: Type.Object(
-          { document: Type.Number(), extraction: Type.Number(), utility: Type.Number() },
-          { additionalProperties: false, description: 'Effective timeout per tool class' },
-        ),
-        max_upload_bytes: Type.Integer(),
-        max_download_bytes: Type.Integer(),
-        private_networks_allowed: Type.Boolean({ description: 'Whether URLs may point at private addresses' }),
-        dns_rebinding_protection: Type.Boolean({ description: 'Host/Origin checks, on when bound to loopback' }),
-      },
-      { additionalProperties: false },
-    ),
-    models: Type.Array(Model),
-    formats: Type.Array(Format, { description: 'Document formats the registered tools read' }),
-    device: Type.Object(
-      {
-        cpu_model: Type.String(),
-        cpu_cores: Type.Integer(),
-        total_memory_bytes: Type.Integer(),
-        free_memory_bytes: Type.Integer(),
-        process_rss_bytes: Type.Integer(),
-        load_average: Type.Array(Type.Number()),
-        platform: Type.String(),
-        arch: Type.String(),
-        node_version: Type.String(),
-      },
-      { additionalProperties: false },
-    ),
-    cache: Type.Object({ layers: Type.Array(CacheLayerStatsSchema) }, { additionalProperties: false }),
-    timestamp: Type.String({ format: 'date-time' }),
-  },
-  { additionalProperties: false },
-);
 
 function baseFeatures(services: Services): Record<string, FeatureStatus> {
   const { config } = services;
@@ -109,7 +36,7 @@ export const getSystemHealthTool = defineTool({
     'model states, supported formats, the machine (CPU, memory) and cache statistics.',
   group: 'utility',
   input: Type.Object({}, { additionalProperties: false }),
-  output: Output,
+  output: SystemHealthSchema,
   timeoutClass: 'utility',
   rest: { method: 'GET', path: '/v1/system/health' },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,7 +1,8 @@
 /** manage_cache: statistics of every cache layer, or clear them all. */
 import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
-import { CacheLayerStatsSchema, type CacheLayerStats } from '../cache/ttl-cache.ts';
+// The answer's schema is the contract's: the console's Overview reads the same type.
+import { CacheReportSchema, type CacheLayerStats } from '../contract/health-schemas.ts';
 import type { Services } from '../services.ts';
 import { CONFIRM_HINT, ConfirmField } from './confirm-field.ts';
 
@@ -14,19 +15,6 @@ const Input = Type.Object(
       }),
     ),
     confirm: ConfirmField,
-  },
-  { additionalProperties: false },
-);
-
-const Output = Type.Object(
-  {
-    action: Type.Union([Type.Literal('stats'), Type.Literal('clear')]),
-    layers: Type.Array(CacheLayerStatsSchema, { description: 'Statistics per layer (after clearing, for "clear")' }),
-    totals: Type.Object({ entries: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
-    evicted: Type.Optional(
-      Type.Object({}, { additionalProperties: Type.Integer({ minimum: 0 }), description: 'Entries removed per layer ("clear" only)' }),
-    ),
-    total_evicted: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );
@@ -47,7 +35,7 @@ export const manageCacheTool = defineTool({
     `"clear" needs the admin action. ${CONFIRM_HINT}`,
   group: 'utility',
   input: Input,
-  output: Output,
+  output: CacheReportSchema,
   timeoutClass: 'utility',
   rest: { method: 'POST', path: '/v1/cache' },
   // "clear" empties every cache layer; calling it again changes nothing more.

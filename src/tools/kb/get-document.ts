@@ -1,7 +1,7 @@
 /** get_document (REST only): one document with its ingestion history. */
 import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
-import { CollectionName, DocumentId, DocumentSchema, HistoryEntrySchema } from './kb-schemas.ts';
+import { CollectionName, DocumentId, DocumentWithHistorySchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf, READ_ONLY } from './kb-access.ts';
 
 export const getDocumentTool = defineTool({
@@ -10,7 +10,7 @@ export const getDocumentTool = defineTool({
   description: 'One document of a collection with its ingestion history (ingested, skipped as unchanged, failed), newest last.',
   group: 'knowledge_base',
   input: Type.Object({ name: CollectionName, document_id: DocumentId }, { additionalProperties: false }),
-  output: Type.Object({ ...DocumentSchema.properties, history: Type.Array(HistoryEntrySchema) }),
+  output: DocumentWithHistorySchema,
   timeoutClass: 'utility',
   rest: { method: 'GET', path: '/v1/collections/:name/documents/:document_id' },
   mcp: false,

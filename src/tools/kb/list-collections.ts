@@ -1,7 +1,7 @@
 /** list_collections: every collection with its statistics (GET /v1/collections). */
 import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
-import { CollectionSchema } from './kb-schemas.ts';
+import { CollectionListSchema } from './kb-schemas.ts';
 import { KB_ERRORS, kbOf, READ_ONLY } from './kb-access.ts';
 import { maySeeCollection } from '../../auth/principal.ts';
 
@@ -11,7 +11,7 @@ export const listCollectionsTool = defineTool({
   description: 'Lists the knowledge-base collections with their statistics (documents by status, chunks, bytes, pages, languages, types): those the API key may see.',
   group: 'knowledge_base',
   input: Type.Object({}, { additionalProperties: false }),
-  output: Type.Object({ collections: Type.Array(CollectionSchema) }),
+  output: CollectionListSchema,
   timeoutClass: 'utility',
   rest: { method: 'GET', path: '/v1/collections' },
   errors: KB_ERRORS,
