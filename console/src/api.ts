@@ -174,81 +174,8 @@ export async function events(jobId: string, onEvent: (e: SseEvent) => void, sign
   }
 }
 
-// Wire types (src/tools/kb/kb-schemas.ts), the parts the console reads.
-export interface Collection {
-  name: string;
-  description: string | null;
-  version: number;
-  embedder: string | null;
-  dimension: number | null;
-  created_at: string;
-  updated_at: string;
-  stats: { documents: number; documents_by_status: Record<string, number>; chunks: number; bytes: number; pages: number; languages: Record<string, number>; types: Record<string, number> };
-}
-
-export interface DocumentRecord {
-  id: string;
-  source: string;
-  source_kind: 'url' | 'upload' | 'path';
-  filename: string | null;
-  bytes: number | null;
-  type: string | null;
-  title: string | null;
-  pages: number | null;
-  language: string | null;
-  status: 'pending' | 'ready' | 'failed';
-  error: { code: string; message: string } | null;
-  chunk_count: number;
-  revision: number;
-  updated_at: string;
-  ingested_at: string | null;
-  history?: { at: string; action: string; content_sha256: string | null; job_id: string | null; detail: string | null }[];
-}
-
-export interface Chunk {
-  id: number;
-  document_id: string;
-  ord: number;
-  text: string;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string[];
-  char_start: number;
-  char_end: number;
-  importance: number;
-  content_type: string;
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-  next_offset: number | null;
-}
-
-export interface JobItem {
-  index: number;
-  source: string;
-  stage: string;
-  document_id: string | null;
-  note: string | null;
-  error: { code: string; message: string } | null;
-  progress: { pages_done: number | null; pages_total: number | null; chunks_embedded: number | null; chunks_total: number | null };
-}
-
-export interface Job {
-  id: string;
-  collection: string;
-  status: string;
-  reason: string | null;
-  items: JobItem[];
-  counts: { total: number; done: number; skipped: number; failed: number; cancelled: number };
-}
-
-export interface JobEvent {
-  job_id: string;
-  type: 'progress' | 'item' | 'job';
-  fraction: number;
-  item?: JobItem;
-  job?: { id: string; status: string; reason: string | null; counts: Job['counts'] };
-  message: string;
-}
+// Wire types: the contract's (src/contract, derived from the schemas the server publishes), so a
+// field the server renames or drops fails the console's type check. Types only: no schema code in
+// the bundle.
+export type { Chunk, Collection, CollectionList, DocumentWithHistory, Job, Page } from '../../src/contract/kb-types.ts';
+export type { Document as DocumentRecord, JobEventWire as JobEvent, JobItemWire as JobItem } from '../../src/contract/kb-types.ts';

@@ -4,15 +4,10 @@
 // (or when it fails, e.g. no key entered yet) everything is shown and the server's error says why.
 import { useEffect, useState } from 'preact/hooks';
 import { get, onApiKeyChange } from './api.ts';
-import type { Action } from '../../src/auth/actions.ts';
+import type { Action } from '../../src/contract/actions.ts';
+import type { Whoami } from '../../src/contract/whoami-schemas.ts';
 
-export interface Whoami {
-  name: string;
-  auth: boolean;
-  actions: Action[];
-  collections: string[];
-  expires_at: string | null;
-}
+export type { Whoami };
 
 export function useWhoami(): { who: Whoami | null; may: (action: Action) => boolean } {
   const [who, setWho] = useState<Whoami | null>(null);

@@ -74,5 +74,5 @@ t.test('the test models: every variant available once the models are ready, and 
   }
   const stale = { name: 'old', embedder: 'onnx:Someone/retired-model:q8' };
   t.match(denseAvailability(h, stale), { available: false, reason: /\(onnx:Someone\/retired-model:q8\) is not configured on this server/ }, 'an embedder the model list does not name');
-  t.match(denseAvailability({ ...h, models: [{ id: embedded.embedder!, kind: 'embedder', state: 'loading' }] }, embedded).reason, /still loading/);
+  t.match(denseAvailability({ ...h, models: [{ name: embedded.embedder!, id: embedded.embedder!, role: 'fast', kind: 'embedder', state: 'loading' }] }, embedded).reason, /still loading/);
 });

@@ -1,21 +1,19 @@
 /**
- * Evaluation metrics in the browser: the per-query formulas are the server's own
- * (src/retrieval/eval/metrics.ts has no Node imports, so the bundle imports it as is); this file
+ * Evaluation metrics in the browser: the per-query formulas are the server's own, from the
+ * contract (src/contract/metrics.ts, no Node imports, so the bundle imports it as is); this file
  * turns search hits into ranked ids, averages over queries and summarises latency.
  */
-import { hitAt, mrrAt, ndcgAt, recallAt } from '../../../src/retrieval/eval/metrics.ts';
+import { hitAt, mrrAt, ndcgAt, recallAt } from '../../../src/contract/metrics.ts';
+
+import type { CollectionHit } from '../../../src/contract/kb-types.ts';
 
 export { hitAt, mrrAt, ndcgAt, recallAt };
 
 /** Relevance judgements: query id -> (target id -> graded relevance > 0). */
 export type Qrels = Map<string, Map<string, number>>;
 
-/** What a search hit says about itself (collection search results carry all of these). */
-export interface HitRef {
-  chunk_id: number;
-  document_id: string;
-  source: string;
-}
+/** What a search hit says about itself (the contract's collection hit). */
+export type HitRef = Pick<CollectionHit, 'chunk_id' | 'document_id' | 'source'>;
 
 /** The last path segment of a source without "upload:", "path:" or the extension: "upload:doc-7.txt" -> "doc-7". */
 export function sourceStem(source: string): string {

@@ -6,6 +6,7 @@
  * no reranker) is reported as unavailable with the API's own reason.
  */
 import { ApiError, get, post, seg, type Job } from '../api.ts';
+import { ENDED_JOB_STATUSES } from '../../../src/contract/job-progress.ts';
 import { searchCollection, type Mode } from '../search/search-api.ts';
 import { latencySummary, rankedTargets, scoreRuns, type LatencySummary, type VariantMetrics } from './metrics.ts';
 import type { CorpusDoc, EvalSet } from './parse-set.ts';
@@ -40,8 +41,6 @@ export interface VariantResult {
   server_latency?: LatencySummary;
   queries_run: number;
 }
-
-const ENDED = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
 
 export function corpusFileName(id: string): string {
   return `${encodeURIComponent(id)}.txt`;
@@ -81,7 +80,7 @@ export async function ingestCorpus(
       form.append('wait_seconds', '60');
       form.append('file', new Blob([corpusFileText(d)], { type: 'text/plain' }), corpusFileName(d.id));
       let job = await post<Job>(`/v1/collections/${seg(collection)}/documents`, form, { signal });
-      while (!ENDED.has(job.status)) {
+      while (!ENDED_JOB_STATUSES.has(job.status)) {
         await new Promise((r) => setTimeout(r, 300));
         signal.throwIfAborted();
         job = await get<Job>(`/v1/jobs/${seg(job.id)}`, { signal });

@@ -171,9 +171,8 @@ export function CollectionPage({ name }: { name: string }) {
     void (async () => {
       for (const status of ['running', 'queued']) {
         try {
-          const page = await get<Page<Job> | { jobs: Job[] }>('/v1/jobs', { query: { collection: name, status, limit: 20 } });
-          const jobs = 'items' in page ? page.items : page.jobs;
-          for (const job of jobs) {
+          const page = await get<Page<Job>>('/v1/jobs', { query: { collection: name, status, limit: 20 } });
+          for (const job of page.items) {
             if (stop) return;
             const key = `t${++trackerSeq}`;
             setTracked((ts) => (ts.some((t) => t.jobId === job.id) ? ts : [{ key, label: `job ${job.id}`, jobId: job.id, status: job.status, items: job.items, error: null }, ...ts]));

@@ -1,7 +1,7 @@
 // Collections: list (GET /v1/collections), create (POST /v1/collections) and delete
 // (DELETE /v1/collections/{name}, confirmed inline).
 import { useState } from 'preact/hooks';
-import { del, get, post, seg, type Collection } from '../api.ts';
+import { del, get, post, seg, type Collection, type CollectionList } from '../api.ts';
 import { ErrorBanner } from '../components/error-banner.tsx';
 import { Table } from '../components/table.tsx';
 import { href } from '../router.ts';
@@ -10,7 +10,7 @@ import { useWhoami } from '../whoami.ts';
 import { dash, fmtBytes, fmtDate } from '../format.ts';
 
 export function CollectionsPage() {
-  const list = useAsync((signal) => get<{ collections: Collection[] }>('/v1/collections', { signal }), []);
+  const list = useAsync((signal) => get<CollectionList>('/v1/collections', { signal }), []);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);

@@ -3,7 +3,7 @@
 // with page markers (the chunks in order, overlaps removed), its tables, and the chunk table with
 // page range, heading path, importance and content type.
 import { useState } from 'preact/hooks';
-import { get, seg, type Chunk, type DocumentRecord, type Page } from '../api.ts';
+import { get, seg, type Chunk, type DocumentWithHistory, type Page } from '../api.ts';
 import { ErrorBanner } from '../components/error-banner.tsx';
 import { Table } from '../components/table.tsx';
 import { href } from '../router.ts';
@@ -67,7 +67,7 @@ function contentSegments(chunks: Chunk[]): Segment[] {
 type Tab = 'content' | 'tables' | 'chunks';
 
 export function DocumentPage({ name, id }: { name: string; id: string }) {
-  const doc = useAsync((signal) => get<DocumentRecord>(`/v1/collections/${seg(name)}/documents/${seg(id)}`, { signal }), [name, id]);
+  const doc = useAsync((signal) => get<DocumentWithHistory>(`/v1/collections/${seg(name)}/documents/${seg(id)}`, { signal }), [name, id]);
   const chunks = useAsync((signal) => allChunks(name, id, signal), [name, id]);
   const [tab, setTab] = useState<Tab>('content');
   const d = doc.data;

@@ -5,7 +5,7 @@
 // Only the variants the collection can serve are selectable (no embedder: lexical only); the others
 // are shown disabled with the server's reason (search/capabilities.ts).
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { get, type Collection } from '../api.ts';
+import { get, type Collection, type CollectionList } from '../api.ts';
 import { ErrorBanner } from '../components/error-banner.tsx';
 import { ProgressBar } from '../components/progress-bar.tsx';
 import { GroupedBars, fmtMs } from '../components/charts.tsx';
@@ -45,7 +45,7 @@ export function EvaluatePage() {
 
   useEffect(() => {
     const c = new AbortController();
-    get<{ collections: Collection[] }>('/v1/collections', { signal: c.signal }).then(
+    get<CollectionList>('/v1/collections', { signal: c.signal }).then(
       (r) => {
         setCollections(r.collections);
         setCollection((cur) => cur || r.collections[0]?.name || '');

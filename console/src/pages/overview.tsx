@@ -1,26 +1,11 @@
 // Overview: server health, models and their state, features, formats, caches and rate limits
 // (GET /v1/system/health and POST /v1/cache {action: "stats"}).
 import { get, post } from '../api.ts';
+import type { CacheReport, SystemHealth } from '../../../src/contract/health-schemas.ts';
 import { ErrorBanner } from '../components/error-banner.tsx';
 import { Table } from '../components/table.tsx';
 import { useAsync } from '../use-async.ts';
 import { dash, fmtBytes } from '../format.ts';
-
-interface Health {
-  status: string;
-  name: string;
-  version: string;
-  uptime_seconds: number;
-  features: Record<string, { available: boolean; reason?: string; [k: string]: unknown }>;
-  security: { auth_enabled: boolean; api_keys: number; rate_limit_rpm: number; global_rate_limit_rpm: number; max_upload_bytes: number; request_timeout_seconds: number; [k: string]: unknown };
-  models: { id: string; role: string; kind: string; state: string; name?: string; reason?: string; error?: string }[];
-  formats: { format: string; description: string; extensions?: string[]; [k: string]: unknown }[];
-}
-
-interface CacheStats {
-  layers: Record<string, Record<string, unknown>> | { name?: string; [k: string]: unknown }[];
-  totals?: Record<string, unknown>;
-}
 
 function StateBadge({ state }: { state: string }) {
   const tone = state === 'ready' || state === 'ok' || state === 'available' ? 'ok' : state === 'loading' || state === 'degraded' ? 'warn' : state === 'unavailable' || state === 'failed' || state === 'error' ? 'fail' : '';
@@ -39,14 +24,10 @@ function detail(f: Record<string, unknown>): string {
 }
 
 export function OverviewPage() {
-  const health = useAsync((signal) => get<Health>('/v1/system/health', { signal }), []);
-  const caches = useAsync((signal) => post<CacheStats>('/v1/cache', { action: 'stats' }, { signal }), []);
+  const health = useAsync((signal) => get<SystemHealth>('/v1/system/health', { signal }), []);
+  const caches = useAsync((signal) => post<CacheReport>('/v1/cache', { action: 'stats' }, { signal }), []);
   const h = health.data;
-  const layers = caches.data?.layers
-    ? Array.isArray(caches.data.layers)
-      ? (caches.data.layers as Record<string, unknown>[]).map((l, i) => ({ name: String(l.name ?? i), ...l }))
-      : Object.entries(caches.data.layers).map(([name, l]) => ({ ...(l as Record<string, unknown>), name }))
-    : [];
+  const layers = caches.data?.layers ?? [];
   return (
     <section aria-labelledby="overview-title" data-testid="overview-page">
       <div class="page-head">
@@ -92,13 +73,13 @@ export function OverviewPage() {
             testId="models-table"
             caption="Models and their state"
             rows={h.models}
-            rowKey={(m) => m.id}
+            rowKey={(m) => m.id ?? m.name}
             columns={[
               { key: 'role', label: 'Role', render: (m) => m.role },
               { key: 'kind', label: 'Kind', render: (m) => m.kind },
-              { key: 'id', label: 'Model', render: (m) => <code>{m.id}</code> },
+              { key: 'id', label: 'Model', render: (m) => <code>{m.id ?? m.name}</code> },
               { key: 'state', label: 'State', render: (m) => <StateBadge state={m.state} /> },
-              { key: 'why', label: 'Note', render: (m) => dash(m.reason ?? m.error) },
+              { key: 'why', label: 'Note', render: (m) => dash(m.reason) },
             ]}
           />
 

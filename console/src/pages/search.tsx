@@ -4,7 +4,7 @@
 // table (lexical, dense and fused ranks, reranker moves, moved up / down / new / dropped).
 // Rerank is pre-checked only when the server has a reranker; without one it is disabled with the reason.
 import { useEffect, useState } from 'preact/hooks';
-import { get, seg, type Collection, type DocumentRecord } from '../api.ts';
+import { get, seg, type Collection, type CollectionList, type DocumentWithHistory } from '../api.ts';
 import { ErrorBanner } from '../components/error-banner.tsx';
 import { Waterfall, fmtMs } from '../components/charts.tsx';
 import { href } from '../router.ts';
@@ -56,7 +56,7 @@ export function SearchPage() {
 
   useEffect(() => {
     const c = new AbortController();
-    get<{ collections: Collection[] }>('/v1/collections', { signal: c.signal }).then(
+    get<CollectionList>('/v1/collections', { signal: c.signal }).then(
       (r) => {
         setCollections(r.collections);
         setCollection((cur) => cur || r.collections[0]?.name || '');
@@ -255,7 +255,7 @@ function useDocumentNames(answer: Answer): Map<string, string> {
     const c = new AbortController();
     void Promise.all(
       missing.map((id) =>
-        get<DocumentRecord>(`/v1/collections/${seg(name)}/documents/${seg(id)}`, { signal: c.signal }).then(
+        get<DocumentWithHistory>(`/v1/collections/${seg(name)}/documents/${seg(id)}`, { signal: c.signal }).then(
           (d) => [id, d.title || d.filename || d.source] as const,
           () => [id, id] as const,
         ),

@@ -5,28 +5,20 @@
 // rerank only with a reranker. Pure: tested against real health answers in
 // test/retrieval/console-capabilities.test.ts.
 
+import type { SystemHealth } from '../../../src/contract/health-schemas.ts';
+import type { Collection } from '../../../src/contract/kb-types.ts';
+
 export interface Availability {
   available: boolean;
   /** Why not (the server's own words where it gives them); null when available. */
   reason: string | null;
 }
 
-interface Feature {
-  available: boolean;
-  reason?: string;
-}
-
-/** The parts of GET /v1/system/health this reads. */
-export interface HealthCapabilities {
-  features: Record<string, Feature | undefined>;
-  models: ReadonlyArray<{ id?: string; name?: string; kind?: string; state: string; reason?: string }>;
-}
+/** The parts of GET /v1/system/health this reads (the contract's health answer). */
+export type HealthCapabilities = Pick<SystemHealth, 'features' | 'models'>;
 
 /** The collection as this reads it: its embedder id, null when it was indexed without one. */
-export interface CollectionCapabilities {
-  name: string;
-  embedder: string | null;
-}
+export type CollectionCapabilities = Pick<Collection, 'name' | 'embedder'>;
 
 const OK: Availability = { available: true, reason: null };
 const no = (reason: string): Availability => ({ available: false, reason });

@@ -1,77 +1,20 @@
 // The two public search calls the Search and Evaluate pages make, with the answer types they read:
 // POST /v1/collections/{name}/search and POST /v1/documents/retrieve (schemas in openapi/openapi.json).
 import { post, seg } from '../api.ts';
-import type { SearchTrace } from './trace-model.ts';
+import type { CollectionHit, CollectionSearchRequest, CollectionSearchResult, CollectionTrace, RetrievalInfo } from '../../../src/contract/kb-types.ts';
+import type { RetrievalMode, RetrievedChunk, RetrieveResult } from '../../../src/contract/retrieval-types.ts';
 
-export type Mode = 'lexical' | 'dense' | 'hybrid';
+// The answers' types are the contract's (derived from the schemas the server publishes).
+export type { CollectionHit, RetrievalInfo as Retrieval };
+export type Mode = RetrievalMode;
+export type RetrieveHit = RetrievedChunk;
+export type RetrieveAnswer = RetrieveResult;
 
-export interface SearchOptions {
-  query: string;
-  top_k?: number;
-  mode?: Mode;
-  rerank?: boolean;
-  explain?: boolean;
-}
+/** The options the pages set: the part of search_collection's request that retrieve_chunks takes too. */
+export type SearchOptions = Pick<CollectionSearchRequest, 'query' | 'top_k' | 'mode' | 'rerank' | 'explain'>;
 
-export interface Retrieval {
-  mode: Mode;
-  embedder: string | null;
-  reranker: 'used' | 'unavailable' | 'skipped' | 'failed';
-  reranker_model: string | null;
-  reason?: string;
-  reranker_reason?: string;
-  top_k: number;
-  candidates: number;
-}
-
-export interface CollectionHit {
-  chunk_id: number;
-  document_id: string;
-  source: string;
-  title: string | null;
-  text: string;
-  score: number;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string[];
-  content_type: string;
-  importance_score: number;
-  chunk_index: number;
-}
-
-export interface CollectionSearchAnswer {
-  collection: string;
-  query: string;
-  results: CollectionHit[];
-  confidence: 'high' | 'medium' | 'low' | 'none';
-  message: string;
-  total_chunks: number;
-  filtered_chunks: number | null;
-  retrieval: Retrieval;
-  errors: { document_id: string; source: string; error: { code: string; message: string } }[];
-  timings_ms: Record<string, number>;
-  trace?: SearchTrace;
-}
-
-export interface RetrieveHit {
-  text: string;
-  chunk_index: number;
-  importance_score: number;
-  content_type: string;
-  score: number;
-  page_start: number | null;
-  page_end: number | null;
-  heading_path: string[];
-  source: string;
-}
-
-export interface RetrieveAnswer {
-  results: RetrieveHit[];
-  total_chunks_indexed: number;
-  retrieval: Retrieval & { documents: { source: string; document_type: string; chunks: number; index: string; embedder: string | null }[]; timings: Record<string, number> };
-  errors?: { source: string; code: string; message: string }[];
-  trace?: SearchTrace;
-}
+/** search_collection's answer, its explain trace typed (the schema publishes it as unknown). */
+export type CollectionSearchAnswer = Omit<CollectionSearchResult, 'trace'> & { trace?: CollectionTrace };
 
 export function searchCollection(name: string, opts: SearchOptions, signal?: AbortSignal): Promise<CollectionSearchAnswer> {
   return post<CollectionSearchAnswer>(`/v1/collections/${seg(name)}/search`, clean(opts), { signal });

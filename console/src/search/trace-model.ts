@@ -5,32 +5,19 @@
  * the unit test checks them without a browser.
  */
 
-export interface TraceCandidate {
-  chunk_id?: number;
-  document_id?: string;
-  chunk_index: number;
-  source?: string;
-  lexical_rank: number | null;
-  lexical_score: number | null;
-  dense_rank: number | null;
-  dense_score: number | null;
-  fused_rank: number;
-  fused_score: number;
-  rerank_rank: number | null;
-  rerank_score: number | null;
-  rerank_delta: number | null;
-  final_rank: number | null;
-  dropped_reason?: 'duplicate' | 'reranked_out';
-}
+import type { CollectionTrace, CollectionTraceCandidate } from '../../../src/contract/kb-types.ts';
+import type { RetrieveTrace, RetrieveTraceCandidate } from '../../../src/contract/retrieval-types.ts';
 
-export interface SearchTrace {
-  stages: string[];
-  rrf_k: number | null;
-  candidates_per_stage: number;
-  diversity_threshold: number | null;
-  candidates: TraceCandidate[];
-  summary: { moved_up: number; moved_down: number; unchanged: number; new: number; dropped: number };
-}
+/**
+ * A candidate of either answer's trace, as the page reads both: retrieve_chunks names it by source,
+ * search_collection by chunk and document (both contract types; the rank fields are the same).
+ */
+export type TraceCandidate = Omit<RetrieveTraceCandidate, 'source' | 'duplicate_of'> &
+  Partial<Pick<RetrieveTraceCandidate, 'source'>> &
+  Partial<Pick<CollectionTraceCandidate, 'chunk_id' | 'document_id'>>;
+
+/** Either answer's explain trace. */
+export type SearchTrace = Omit<RetrieveTrace | CollectionTrace, 'candidates'> & { candidates: TraceCandidate[] };
 
 /** Pipeline order of the stage timings both search answers report (collection: timings_ms; URL: retrieval.timings). */
 const STAGE_ORDER = ['load', 'filter', 'lexical', 'embed', 'dense', 'fetch', 'fusion', 'rerank', 'diversity', 'confidence', 'context', 'errors'];
