@@ -7,6 +7,7 @@
  */
 import Type from 'typebox';
 import { ContentTypeSchema, RetrievalModeSchema } from './retrieval-schemas.ts';
+import { COLLECTION_MAX_TOP_K, SEARCH_DEFAULT_TOP_K } from './search-limits.ts';
 
 export const COLLECTION_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
 
@@ -254,10 +255,7 @@ export const SearchResultSchema = Type.Object({
   trace: Type.Optional(Type.Unknown({ description: 'With explain: the ranking trace' })),
 });
 
-/** The most results search_collection returns (its top_k maximum; src/kb/collection-search.ts holds it to this). */
-export const COLLECTION_MAX_TOP_K = 100;
-/** top_k when a search names none (retrieve_chunks' default too: src/retrieval/contracts.ts). */
-export const SEARCH_DEFAULT_TOP_K = 5;
+export { COLLECTION_MAX_TOP_K, SEARCH_DEFAULT_TOP_K };
 
 export const SearchFiltersSchema = Type.Object(
   {

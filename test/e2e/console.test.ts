@@ -272,7 +272,7 @@ t.test('the console with API keys and models: ingest, browse, search with trace,
     const idOf = new Map(docs.items.map((d) => [d.id, (d.filename ?? '').replace(/\.txt$/, '')]));
     const per = [];
     for (const q of BEIR_QUERIES) {
-      const r = await api<{ results: { document_id: string }[] }>(origin, 'POST', '/v1/collections/e2e-eval/search', { query: q.text, top_k: 20, mode: 'lexical', rerank: false });
+      const r = await api<{ results: { document_id: string }[] }>(origin, 'POST', '/v1/collections/e2e-eval/search', { query: q.text, top_k: 100, mode: 'lexical', rerank: false });
       const ranked = [...new Set(r.results.map((h) => idOf.get(h.document_id)!))];
       per.push(queryMetrics(ranked, new Map([[fx.judgements[q._id]!, 1]])));
     }

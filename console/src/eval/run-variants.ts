@@ -7,6 +7,7 @@
  */
 import { ApiError, get, post, seg, type Job } from '../api.ts';
 import { ENDED_JOB_STATUSES } from '../../../src/contract/job-progress.ts';
+import { COLLECTION_MAX_TOP_K } from '../../../src/contract/search-limits.ts';
 import { searchCollection, type Mode } from '../search/search-api.ts';
 import { latencySummary, rankedTargets, scoreRuns, type LatencySummary, type VariantMetrics } from './metrics.ts';
 import type { CorpusDoc, EvalSet } from './parse-set.ts';
@@ -25,8 +26,8 @@ export const VARIANTS: readonly Variant[] = [
   { id: 'hybrid-rerank', label: 'hybrid + rerank', mode: 'hybrid', rerank: true },
 ];
 
-/** The most hits the search API returns per query (its top_k maximum). */
-export const API_TOP_K = 20;
+/** The most hits the search API returns per query (its top_k maximum), so Recall@100 sees 100. */
+export const API_TOP_K = COLLECTION_MAX_TOP_K;
 
 export interface VariantResult {
   variant: Variant;

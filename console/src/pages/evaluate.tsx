@@ -128,7 +128,7 @@ export function EvaluatePage() {
       </div>
       <p class="muted">
         Runs every query of a labelled set through the search API once per variant and scores the answers with the server's formulas
-        (src/retrieval/eval/metrics.ts). The API returns at most {API_TOP_K} hits per query, so Recall@100 counts those {API_TOP_K}.
+        (src/retrieval/eval/metrics.ts). Each query asks for the API's maximum of {API_TOP_K} hits, so Recall@100 counts all 100.
       </p>
       <ErrorBanner error={error} />
       <form onSubmit={run} data-testid="evaluate-form">
