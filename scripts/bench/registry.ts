@@ -26,6 +26,7 @@ export const BENCHMARKS: Benchmark[] = [
   { name: 'embedding', file: 'embedding.bench.ts', title: 'Embedding and reranking throughput', what: 'ONNX embedder and reranker vs transformers.js', report: 'section', needs: 'bench models (npm run bench:models)' },
   { name: 'index', file: 'index.bench.ts', title: 'Vector index (HNSW)', what: 'build, save, load, query vs a plain hnswlib-node use', report: 'section', },
   { name: 'e2e', file: 'e2e.bench.ts', title: 'End to end: retrieve_chunks vs a LangChain.js pipeline', what: 'retrieve_chunks cold and warm vs LangChain.js', report: 'section', needs: 'bench models, ../shared/corpus' },
+  { name: 'engine', file: 'engine.bench.ts', title: 'retrieve_chunks before and after an engine change', what: 'retrieve_chunks cold and warm, a base revision vs this tree, lexical and hybrid + rerank', report: 'section', needs: '../shared/eval/scifact, git' },
   { name: 'http-load', file: 'http-load.bench.ts', title: 'HTTP load (autocannon)', what: 'requests/s and latency of the REST API under load', report: 'section', needs: '../shared/corpus' },
   { name: 'startup', file: 'startup.bench.ts', title: 'Start-up time', what: 'process start to /health and to the MCP handshake', report: 'section', },
   { name: 'streams', file: 'streams.bench.ts', title: 'Streams and big uploads', what: 'big uploads and downloads: memory and event-loop delay', report: 'section', },

@@ -52,7 +52,8 @@ import { Analyzer, SERVER_ANALYZER } from '../retrieval/tokenizer.ts';
 import type { HnswParams } from '../retrieval/store/hnsw.ts';
 import { errorText } from '../util/error-text.ts';
 import { CollectionLexicalIndex, type LexicalChunk } from './lexical-index.ts';
-import { CollectionDenseIndex, fsyncDir, writeFileSynced } from './dense-index.ts';
+import { CollectionDenseIndex } from './dense-index.ts';
+import { fsyncDir, tempPathFor, writeFileAtomic, writeFileSynced } from '../util/atomic-file.ts';
 import type { CollectionRecord, CommitResult, KbStoreApi } from './types.ts';
 
 /** 1: manifest + lexical.bin + dense.hnsw. 2: every file carries the database id. */
@@ -558,18 +559,9 @@ export class CollectionIndexes {
     const started = performance.now();
     const version = this.ver;
     await fs.mkdir(this.dir, { recursive: true });
-    const tag = `.tmp-p${process.pid}-${randomBytes(4).toString('hex')}`;
-    const lexFile = path.join(this.dir, LEXICAL);
     const identity = { databaseId: this.databaseId };
     const buf = await this.lex.serializeSliced(identity);
-    const tmp = lexFile + tag;
-    try {
-      await writeFileSynced(tmp, buf);
-      await fs.rename(tmp, lexFile);
-    } catch (err) {
-      await fs.rm(tmp, { force: true }).catch(() => {});
-      throw err;
-    }
+    await writeFileAtomic(path.join(this.dir, LEXICAL), buf);
     let dense: Manifest['dense'] = null;
     const denseFile = path.join(this.dir, DENSE);
     renew();
@@ -594,9 +586,10 @@ export class CollectionIndexes {
     };
     manifest.checksum = manifestChecksum(manifest);
     const mFile = path.join(this.dir, MANIFEST);
-    const mTmp = mFile + tag;
+    // Not writeFileAtomic: the lease is renewed between the write and the rename that publishes it.
+    const mTmp = tempPathFor(mFile);
     try {
-      await writeFileSynced(mTmp, JSON.stringify(manifest));
+      await writeFileSynced(mTmp, JSON.stringify(manifest), 'wx');
       renew();
       await fs.rename(mTmp, mFile);
       await fsyncDir(this.dir);

@@ -12,14 +12,13 @@
  * adds wait and removes are held back (already hidden from searches) and applied once it ends, so
  * the file never sees a half-made change.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { toolError } from '../errors.ts';
 import { DEFAULT_HNSW, HNSW_SEED, type Hnsw, type HnswParams } from '../retrieval/store/hnsw.ts';
 import { yieldToEventLoopEvery } from '../util/yield.ts';
 import { throwIfAborted } from '../util/abort.ts';
+import { digestFile, fsyncDir, fsyncFile, tempPathFor, writeFileSynced } from '../util/atomic-file.ts';
 import type hnswlibTypes from 'hnswlib-node';
 
 /** 1: the first layout (index file + JSON sidecar). */
@@ -191,9 +190,8 @@ export class CollectionDenseIndex {
     return this.exclusive(async () => {
       const dir = path.dirname(file);
       await fs.mkdir(dir, { recursive: true });
-      const tag = `.tmp-p${process.pid}-${randomBytes(4).toString('hex')}`;
-      const tmpIndex = `${file}${tag}`;
-      const tmpMeta = `${file}.json${tag}`;
+      const tmpIndex = tempPathFor(file);
+      const tmpMeta = tempPathFor(`${file}.json`);
       const deleted = [...this.deleted].sort((a, b) => a - b);
       const count = this.index.getCurrentCount();
       this.writing = true;
@@ -217,7 +215,7 @@ export class CollectionDenseIndex {
           ...digest,
           databaseId: identity?.databaseId ?? null,
         };
-        await writeFileSynced(tmpMeta, JSON.stringify(meta));
+        await writeFileSynced(tmpMeta, JSON.stringify(meta), 'wx');
         await fs.rename(tmpIndex, file);
         await fs.rename(tmpMeta, `${file}.json`);
         await fsyncDir(dir);
@@ -286,46 +284,5 @@ export class CollectionDenseIndex {
     const run = this.lock.then(fn, fn);
     this.lock = run.catch(() => {});
     return run;
-  }
-}
-
-async function digestFile(file: string): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
-  }
-  return { bytes, sha256: hash.digest('hex') };
-}
-
-async function fsyncFile(file: string): Promise<void> {
-  const fh = await fs.open(file, 'r+');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-export async function writeFileSynced(file: string, data: string | Uint8Array): Promise<void> {
-  const fh = await fs.open(file, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-export async function fsyncDir(dir: string): Promise<void> {
-  const fh = await fs.open(dir, 'r').catch(() => null);
-  if (!fh) return;
-  try {
-    await fh.sync();
-  } catch {
-    // Some file systems refuse to fsync a directory; the renames still happened.
-  } finally {
-    await fh.close();
   }
 }

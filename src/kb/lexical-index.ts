@@ -1,10 +1,13 @@
 /**
- * A collection's lexical index: BM25F over chunks keyed by their integer chunk id, mutable (chunks
- * come and go as documents are re-ingested or deleted) and exact: every score equals what
- * Bm25Index (src/retrieval/bm25.ts) gives when built from scratch over the live chunks, because the
- * global statistics (live count, document frequencies, average field lengths) are kept exactly on
- * every add and remove, and the length norms — which depend on the averages — are recomputed at
- * query time (lazily, once per change) with the very expressions and Float32 rounding bm25.ts uses.
+ * The server's one lexical index: BM25F over chunks keyed by integer ids — a collection's chunk
+ * ids, or a document's chunk positions (src/retrieval/document-lexical-index.ts, for
+ * retrieve_chunks and the evaluation). Mutable (chunks come and go as documents are re-ingested or
+ * deleted) and exact: every score equals what a BM25F index built from scratch over the live
+ * chunks gives (test/retrieval/bm25-reference.ts is that reference, kept to check this one),
+ * because the global statistics (live count, document frequencies, average field lengths) are kept
+ * exactly on every add and remove, and the length norms — which depend on the averages — are
+ * recomputed at query time (lazily, once per change) with the reference's expressions and Float32
+ * rounding.
  *
  * Layout, so 100k chunks cost few objects: terms interned to ints; one growable Int32Array of
  * (slot, body tf, title tf) triples per term; per-slot lengths, ids and liveness in typed arrays;
@@ -90,9 +93,26 @@ export class CollectionLexicalIndex {
   /** A sliced compaction is under way: the arrays are being rebuilt, changes would be lost. */
   private compacting = false;
 
-  constructor(analyzer: Analyzer, params: Partial<Bm25Params> = {}) {
+  /**
+   * `capacity.slots`: chunks expected (a document's index knows its count); the arrays start that
+   * big instead of 1,024 slots, so hundreds of cached small documents hold no empty capacity.
+   */
+  constructor(analyzer: Analyzer, params: Partial<Bm25Params> = {}, capacity?: { slots?: number }) {
     this.analyzer = analyzer;
     this.params = Object.freeze({ ...DEFAULT_BM25_PARAMS, ...params });
+    if (capacity?.slots !== undefined) {
+      const n = Math.max(16, Math.ceil(capacity.slots));
+      this.slotId = new Float64Array(n);
+      this.lenBody = new Int32Array(n);
+      this.lenTitle = new Int32Array(n);
+      this.alive = new Uint8Array(n);
+      this.termStart = new Int32Array(n);
+      this.termCount = new Int32Array(n);
+      this.normBody = new Float32Array(n);
+      this.normTitle = new Float32Array(n);
+      this.scores = new Float64Array(n);
+      this.pool = new Int32Array(Math.min(16384, n * 64));
+    }
   }
 
   /** Live chunks. */
@@ -186,7 +206,7 @@ export class CollectionLexicalIndex {
       for (let i = 0; i < used; i += 3) {
         const d = p[i];
         if (alive[d] === 0) continue;
-        // The same expression, in the same order, as Bm25Index.search: bit-identical scores.
+        // The same expression, in the same order, as the from-scratch reference: bit-identical scores.
         const tf = p[i + 1] / normBody[d] + (titleWeight * p[i + 2]) / normTitle[d];
         if (tf <= 0) continue;
         if (scores[d] === 0) touched.push(d);
@@ -199,7 +219,7 @@ export class CollectionLexicalIndex {
   }
 
   /**
-   * Distinct terms of a chunk as sorted 32-bit FNV-1a hashes, as Bm25Index.termIds gives them (for
+   * Distinct terms of a chunk as sorted 32-bit FNV-1a hashes, as the from-scratch reference gives them (for
    * the diversity filter); empty for an unknown id.
    */
   termIds(id: number): Int32Array {
@@ -432,7 +452,7 @@ export class CollectionLexicalIndex {
     });
   }
 
-  /** Bm25Index's norms: Float32 of (1 - b) + b * len / avg, avg over live chunks (or 1 when 0). */
+  /** The from-scratch norms: Float32 of (1 - b) + b * len / avg, avg over live chunks (or 1 when 0). */
   private computeNorms(): void {
     const p = this.params;
     const avgBody = (this.live > 0 ? this.sumBody / this.live : 0) || 1;

@@ -40,7 +40,8 @@ import {
 import { chunkDocumentSliced } from './chunking.ts';
 import { Analyzer, SERVER_ANALYZER, type AnalyzerOptions } from './tokenizer.ts';
 import { detectLanguage } from '../language/detect.ts';
-import type { Bm25Index, Bm25Params, ScoredIndex } from './bm25.ts';
+import type { Bm25Params, ScoredIndex } from './bm25.ts';
+import type { DocumentLexicalIndex } from './document-lexical-index.ts';
 import { exactTopK } from './dense-exact.ts';
 import { mergeDense, mergeLexical, type Part } from './multi-index.ts';
 import {
@@ -89,7 +90,7 @@ export class DocumentIndex implements RetrieverEntry {
     readonly source: string,
     readonly documentType: string,
     readonly chunks: Chunk[],
-    readonly lexical: Bm25Index,
+    readonly lexical: DocumentLexicalIndex,
     /** Dense vectors: on disk (HNSW) or in memory (exact). */
     private readonly dense: { embedderId: string; persisted?: PersistedIndex; vectors?: Float32Array[] } | null,
     readonly denseReason: string | null,

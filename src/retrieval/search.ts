@@ -8,7 +8,8 @@
  * the candidate lists it found; searchChunks runs both parts over one chunk list.
  */
 import type { Chunk, RerankOutcome, RerankStatus } from './types.ts';
-import { Bm25Index, type Bm25Params, type LexicalDoc, type ScoredIndex } from './bm25.ts';
+import type { Bm25Params, LexicalDoc, ScoredIndex } from './bm25.ts';
+import { DocumentLexicalIndex } from './document-lexical-index.ts';
 import { reciprocalRankFusion, RRF_K } from './fusion.ts';
 import { diversify, DEFAULT_DIVERSITY_THRESHOLD } from './diversity.ts';
 import type { Analyzer } from './tokenizer.ts';
@@ -31,7 +32,7 @@ export interface DenseSearch {
   search(query: string, k: number, signal?: AbortSignal): Promise<ScoredIndex[]>;
 }
 
-/** What the ranking core needs of a lexical index (a Bm25Index, or several merged). */
+/** What the ranking core needs of a lexical index (a DocumentLexicalIndex, or several merged). */
 export interface LexicalSearch {
   search(query: string, k: number): ScoredIndex[];
   /** Sorted distinct term hashes of an item, for the diversity filter. */
@@ -41,7 +42,7 @@ export interface LexicalSearch {
 /** Scores passages for a query; never throws for model trouble: it reports it in the outcome. */
 export type RerankFn = (query: string, passages: string[], signal?: AbortSignal) => Promise<RerankOutcome>;
 
-/** What the lexical index sees of a chunk: the heading path as a title field, the text as body. */
+/** What the lexical index sees of a chunk: the heading path as a title field, the text as body (as CollectionLexicalIndex reads it). */
 export function lexicalDocOf(chunk: Pick<Chunk, 'text' | 'heading_path'>): LexicalDoc {
   return chunk.heading_path.length > 0 ? { title: chunk.heading_path.join(' \n '), body: chunk.text } : { body: chunk.text };
 }
@@ -55,8 +56,8 @@ export function buildLexicalIndex(
   chunks: ReadonlyArray<Pick<Chunk, 'text' | 'heading_path'>>,
   analyzer: Analyzer,
   params?: Partial<Bm25Params>,
-): Bm25Index {
-  return Bm25Index.build(chunks.map(lexicalDocOf), analyzer, params);
+): DocumentLexicalIndex {
+  return DocumentLexicalIndex.build(chunks, analyzer, params);
 }
 
 /** buildLexicalIndex in time slices (a document of any size never stalls the event loop). */
@@ -65,8 +66,8 @@ export function buildLexicalIndexSliced(
   analyzer: Analyzer,
   params?: Partial<Bm25Params>,
   signal?: AbortSignal,
-): Promise<Bm25Index> {
-  return Bm25Index.buildSliced(chunks.map(lexicalDocOf), analyzer, params, signal);
+): Promise<DocumentLexicalIndex> {
+  return DocumentLexicalIndex.buildSliced(chunks, analyzer, params, signal);
 }
 
 export interface SearchRequest {

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
-import { Bm25Index } from '../../src/retrieval/bm25.ts';
+import { Bm25Index } from '../retrieval/bm25-reference.ts';
 import { lexicalDocOf } from '../../src/retrieval/search.ts';
 import { CollectionLexicalIndex, type LexicalChunk } from '../../src/kb/lexical-index.ts';
 import { generatedChunks, queriesFrom, readmeChunks, reference, rng } from './index-lexical-fixtures.ts';

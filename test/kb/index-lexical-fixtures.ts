@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Bm25Index } from '../../src/retrieval/bm25.ts';
+import { Bm25Index } from '../retrieval/bm25-reference.ts';
 import { lexicalDocOf } from '../../src/retrieval/search.ts';
 import type { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import type { LexicalChunk, LexicalHit } from '../../src/kb/lexical-index.ts';

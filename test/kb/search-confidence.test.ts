@@ -6,7 +6,7 @@
 import t from 'tap';
 import { queryTerms, searchCollection, termHash } from '../../src/kb/collection-search.ts';
 import { assessConfidence, coverageOf, gapOf } from '../../src/kb/confidence.ts';
-import { Bm25Index } from '../../src/retrieval/bm25.ts';
+import { Bm25Index } from '../retrieval/bm25-reference.ts';
 import { lexicalDocOf } from '../../src/retrieval/search.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import { fillCollection, openFixture, signal } from './search-fixtures.ts';

@@ -1,6 +1,13 @@
 import t from 'tap';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
-import { Bm25Index } from '../../src/retrieval/bm25.ts';
+import type { Bm25Params, LexicalDoc } from '../../src/retrieval/bm25.ts';
+import { DocumentLexicalIndex } from '../../src/retrieval/document-lexical-index.ts';
+
+/** The server's one BM25F (the collection engine's index, positions as ids); a title is the heading path. */
+const Bm25Index = {
+  build: (docs: LexicalDoc[], a: Analyzer, params?: Partial<Bm25Params>) =>
+    DocumentLexicalIndex.build(docs.map((d) => ({ text: d.body, heading_path: d.title ? [d.title] : [] })), a, params),
+};
 
 const analyzer = new Analyzer();
 

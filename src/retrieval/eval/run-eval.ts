@@ -9,9 +9,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Chunk, Embedder } from '../types.ts';
 import { Analyzer, type AnalyzerOptions } from '../tokenizer.ts';
-import type { Bm25Params, LexicalDoc } from '../bm25.ts';
+import type { Bm25Params } from '../bm25.ts';
 import { exactDenseSearch } from '../dense-exact.ts';
-import { Bm25Index } from '../bm25.ts';
 import { buildLexicalIndex, searchChunks, type DenseSearch, type RerankFn, type RetrievalMode } from '../search.ts';
 import { readCorpus, readQrels, readQueries, type BeirDoc } from './beir.ts';
 import { meanMetrics, queryMetrics, type QueryMetrics } from './metrics.ts';
@@ -66,8 +65,8 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   const lexical =
     fields === 'bm25f'
       ? buildLexicalIndex(chunks, analyzer, opts.bm25)
-      : Bm25Index.build(
-          docs.map((d): LexicalDoc => ({ body: fields === 'concat' && d.title ? `${d.title}\n${d.text}` : d.text })),
+      : buildLexicalIndex(
+          docs.map((d) => ({ text: fields === 'concat' && d.title ? `${d.title}\n${d.text}` : d.text, heading_path: [] })),
           analyzer,
           opts.bm25,
         );

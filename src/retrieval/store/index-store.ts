@@ -40,6 +40,7 @@ import { diskCondition, storageError } from '../../util/fs-errors.ts';
 import { leftoverOwner } from '../../util/temp-sweep.ts';
 import { yieldToEventLoopEvery } from '../../util/yield.ts';
 import { throwIfAborted } from '../../util/abort.ts';
+import { digestFile, fsyncDir as syncDir, fsyncFile, writeFileSynced, type FileDigest } from '../../util/atomic-file.ts';
 import type { Chunk } from '../types.ts';
 import { DEFAULT_HNSW, buildHnsw, readHnsw, searchHnsw, type Hnsw, type HnswParams } from './hnsw.ts';
 
@@ -50,10 +51,7 @@ const CHUNKS_FILE = 'chunks.json';
 const META_FILE = 'meta.json';
 const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
-export interface FileDigest {
-  bytes: number;
-  sha256: string;
-}
+export type { FileDigest } from '../../util/atomic-file.ts';
 
 export interface IndexMeta {
   format: number;
@@ -252,7 +250,7 @@ export class IndexStore {
           files,
         };
         meta.checksum = manifestChecksum(meta);
-        await writeSynced(path.join(tmp, META_FILE), JSON.stringify(meta, null, 1));
+        await writeFileSynced(path.join(tmp, META_FILE), JSON.stringify(meta, null, 1), 'wx');
         await syncDir(tmp);
         throwIfAborted(signal, 'Saving the index');
         await swapInto(tmp, path.join(this.dir, key), this.dir);
@@ -478,37 +476,9 @@ function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-async function writeSynced(file: string, text: string): Promise<FileDigest> {
-  const buf = Buffer.from(text, 'utf8');
-  const fh = await fs.open(file, 'wx');
-  try {
-    await fh.writeFile(buf);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  return { bytes: buf.byteLength, sha256: createHash('sha256').update(buf).digest('hex') };
-}
-
 async function digestAndSync(file: string): Promise<FileDigest> {
-  const fh = await fs.open(file, 'r+');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  await fsyncFile(file);
   return digestFile(file);
-}
-
-/** Size and sha256 of a file, read as a stream so a large file never blocks the event loop. */
-async function digestFile(file: string): Promise<FileDigest> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const buf of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    hash.update(buf);
-    bytes += buf.byteLength;
-  }
-  return { bytes, sha256: hash.digest('hex') };
 }
 
 const WRITE_BATCH_BYTES = 1 << 20;
@@ -580,17 +550,6 @@ async function readChunks(file: string, signal?: AbortSignal): Promise<{ chunks:
   }
   if (carry || !closed) throw new Error('chunks file is truncated');
   return { chunks, digest: { bytes, sha256: hash.digest('hex') } };
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const fh = await fs.open(dir, 'r');
-  try {
-    await fh.sync();
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename below is still atomic.
-  } finally {
-    await fh.close();
-  }
 }
 
 /** Renames `tmp` to `dest`, moving an existing `dest` aside first (a folder cannot be renamed over a non-empty one). */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import t from 'tap';
 import { OcrPool } from '../../../src/extractors/ocr/ocr-pool.ts';
 import { extractPdf } from '../../../src/extractors/pdf/pdf.ts';
-import { Bm25Index } from '../../../src/retrieval/bm25.ts';
+import { buildLexicalIndex } from '../../../src/retrieval/search.ts';
 import { Analyzer } from '../../../src/retrieval/tokenizer.ts';
 import { cellPlacement, pipeTables } from '../../extractors/table-placement.ts';
 import { readCorpus, readCorpusText } from '../data-dirs.ts';
@@ -75,11 +75,11 @@ t.test('RECEIPT-2024-TXN-98765_retail_purchase.pdf: a receipt without a table yi
 
 t.test('Korean: a query with other particles than the text finds the Korean article', async (t) => {
   const text = readCorpusText('txt/UDHR_first_article_all.txt');
-  const docs = text.split(/\n\s*\n/).map((body) => ({ body }));
+  const docs = text.split(/\n\s*\n/).map((body) => ({ body, text: body, heading_path: [] as string[] }));
   const korean = docs.findIndex((d) => d.body.includes('모든 인간은 태어날 때부터'));
   t.ok(korean >= 0, 'the corpus file holds the Korean article');
   const analyzer = new Analyzer();
-  const index = Bm25Index.build(docs, analyzer);
+  const index = buildLexicalIndex(docs, analyzer);
   // "인간의 존엄은" (human dignity): the text has 인간은 / 존엄과, not these word forms.
   const query = '인간의 존엄은 무엇인가';
   const docTerms = new Set(analyzer.tokenize(docs[korean].body));
