@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { hashKey } from '../../src/auth/key-hash.ts';
 import { tempDir, type Teardown } from '../helper.ts';
 import { kbWorld, type KbWorld } from '../kb/surface-fixtures.ts';
-import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
+import { SERVER_ENTRY_ARGS } from '../setup/server-entry.ts';
 
 /** The keys in clear, by name; the file holds only their hashes. */
 export const KEYS = {
@@ -87,14 +86,12 @@ export async function httpMcpClient(t: Teardown, origin: string, key: KeyName | 
   return client;
 }
 
-const SERVER = pathToFileURL(path.resolve(import.meta.dirname, '../../src/server.ts')).href;
-
-/** The stdio server from the sources (not a possibly stale dist/), with only `env` set. */
+/** The stdio server as an MCP client starts it (the build when current, else the sources: test/setup/server-entry.ts), with only `env` set. */
 export function stdioTransport(t: Teardown, env: Record<string, string>): StdioClientTransport {
   const cwd = tempDir(t);
   return new StdioClientTransport({
     command: process.execPath,
-    args: [...SOURCE_LOADER_ARGS, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(SERVER)}); await main(['--transport', 'stdio']);`],
+    args: [...SERVER_ENTRY_ARGS, '--transport', 'stdio'],
     cwd,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(cwd, 'data'), LOG_LEVEL: 'warn', ...env },
     stderr: 'pipe',

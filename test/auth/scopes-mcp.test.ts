@@ -5,13 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { listenLoopback } from '../kb/surface-fixtures.ts';
 import { tempDir } from '../helper.ts';
 import { httpMcpClient, KEYS, scopedWorld, stdioMcpClient } from './fixtures.ts';
 import { runMcpTable, type McpKey } from './mcp-table.ts';
-import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
+import { SERVER_ENTRY_ARGS } from '../setup/server-entry.ts';
 
 const MCP_KEYS: McpKey[] = ['admin', 'reader', 'editor', 'uploader'];
 
@@ -36,12 +35,10 @@ t.test('MCP over stdio: RAG_API_KEY carries the same scopes', async (t) => {
   await runMcpTable(t, w, clients, 'stdio');
 });
 
-const SERVER = pathToFileURL(path.resolve(import.meta.dirname, '../../src/server.ts')).href;
-
-/** Runs the stdio server to its exit; resolves with the exit code and stderr. */
+/** Runs the stdio server (test/setup/server-entry.ts: the build when current) to its exit; resolves with the exit code and stderr. */
 function runStdio(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const cwd = tempDir(t);
-  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(SERVER)}); await main(['--transport', 'stdio']);`], {
+  const child = spawn(process.execPath, [...SERVER_ENTRY_ARGS, '--transport', 'stdio'], {
     cwd,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(cwd, 'data'), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

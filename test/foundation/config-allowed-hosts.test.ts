@@ -10,7 +10,7 @@ import t from 'tap';
 import { type ConfigError, loadConfig } from '../../src/config.ts';
 import { createAddressPolicy } from '../../src/documents/address-policy.ts';
 import { tempDir } from '../helper.ts';
-import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
+import { SERVER_ENTRY_ARGS } from '../setup/server-entry.ts';
 
 t.test('accepted forms load, and the address policy opens exactly them', async (t) => {
   const c = loadConfig({ ALLOWED_HOSTS: '127.0.0.1:8080, files.internal, Docs.Example.test:9000, [::1]:8081, fd00::5, intranet_host' });
@@ -53,10 +53,9 @@ t.test('anything else stops the configuration with the entry and what is accepte
 });
 
 t.test("ALLOWED_HOSTS='not a host' stops the real server at start with that message", async (t) => {
-  // The TypeScript sources (not a possibly older dist/), in a folder without a .env.
-  const server = path.resolve(import.meta.dirname, '../../src/server.ts');
+  // As a user starts it (the build when current, else the sources: test/setup/server-entry.ts), in a folder without a .env.
   const cwd = tempDir(t);
-  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, server, '--port', '0', '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, [...SERVER_ENTRY_ARGS, '--port', '0', '--host', '127.0.0.1'], {
     cwd,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(cwd, 'data'), ALLOWED_HOSTS: 'not a host' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,9 +12,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from '../helper.ts';
-import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
+import { SERVER_ENTRY_ARGS } from '../setup/server-entry.ts';
 
-const SERVER = pathToFileURL(path.resolve(import.meta.dirname, '../../src/server.ts')).href;
 
 t.test('stdio: the client roots serve as ALLOWED_DIRS when it is unset', async (t) => {
   const root = tempDir(t, 'rag-roots-');
@@ -27,7 +26,7 @@ t.test('stdio: the client roots serve as ALLOWED_DIRS when it is unset', async (
   const cwd = tempDir(t);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...SOURCE_LOADER_ARGS, '--input-type=module', '-e', `const { main } = await import(${JSON.stringify(SERVER)}); await main(['--transport', 'stdio']);`],
+    args: [...SERVER_ENTRY_ARGS, '--transport', 'stdio'],
     cwd,
     env: { PATH: process.env.PATH ?? '', DATA_DIR: path.join(cwd, 'data') },
     stderr: 'pipe',
