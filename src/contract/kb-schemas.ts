@@ -164,6 +164,21 @@ export const JobCountsSchema = Type.Object({
   cancelled: Type.Integer({ minimum: 0 }),
 });
 
+/** How far the walk of a job's folders is (folders of any size: src/kb/folder-feed.ts). */
+export const JobEnumerationSchema = Type.Object(
+  {
+    state: Type.Union([Type.Literal('walking'), Type.Literal('complete'), Type.Literal('stopped')], {
+      description:
+        'walking: the folders are still being walked, more items are to come (counts.total grows); complete: every file was found; stopped: the walk ended early (the job was cancelled, or a part of the walk failed: see the failed item)',
+    }),
+    files_found: Type.Integer({ minimum: 0, description: 'Files the walk found so far (items made from them)' }),
+  },
+  {
+    description:
+      'Jobs that name folders: the folders are walked in parts as the job drains, so INGEST_QUEUE_MAX bounds the documents waiting at once, not the size of a folder',
+  },
+);
+
 export const JobSchema = Type.Object(
   {
     id: Type.String(),
@@ -176,6 +191,7 @@ export const JobSchema = Type.Object(
     started_at: Nullable(Type.String()),
     finished_at: Nullable(Type.String()),
     resumed: Type.Integer({ minimum: 0, description: 'Times the job was resumed after a restart' }),
+    enumeration: Type.Optional(JobEnumerationSchema),
   },
   { description: 'An ingestion job: one item per document, with its stage and progress' },
 );
