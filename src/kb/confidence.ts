@@ -25,7 +25,8 @@
  * 4. Reranked: top logit >= RERANK_HIGH -> high; >= 0 -> medium; otherwise low, except under
  *    RERANK_NONE with coverage under COVERAGE_MEDIUM (the model and the words both say no) -> none
  * 5. Otherwise the better of the lexical level and the dense level:
- *    lexical: coverage < COVERAGE_NONE or mass < MASS_NONE -> none;
+ *    lexical: coverage < COVERAGE_NONE or mass < MASS_NONE -> none (a one-word query under
+ *             MASS_NONE whose word the top hit holds: low);
  *             coverage >= COVERAGE_HIGH and mass >= MASS_HIGH -> high;
  *             (under MASS_MIN_CHUNKS chunks mass is not read, and high needs gap >= GAP_HIGH)
  *             coverage >= COVERAGE_MEDIUM -> medium; else low.
@@ -210,9 +211,14 @@ export function assessConfidence(input: ConfidenceInput): ConfidenceOutcome {
 
   // 5: words and meaning.
   let lexLevel: Confidence = 'none';
-  const weak = coverage !== null && (coverage < COVERAGE_NONE || (massCounts && mass! < MASS_NONE));
+  // A one-word query can never reach MASS_NONE (one word is at most ~1 unit): a chunk holding that
+  // word is a real match, so it is low, not none ("nothing matches" would be false).
+  const lightMass = massCounts && mass! < MASS_NONE;
+  const oneWord = words !== null && words.terms.length === 1;
+  const weak = coverage !== null && (coverage < COVERAGE_NONE || (lightMass && !oneWord));
   if (coverage !== null && lex && lex.candidates > 0 && !weak) {
-    if (coverage >= COVERAGE_HIGH && (massCounts ? mass! >= MASS_HIGH : (gap ?? 0) >= GAP_HIGH)) lexLevel = 'high';
+    if (lightMass) lexLevel = 'low';
+    else if (coverage >= COVERAGE_HIGH && (massCounts ? mass! >= MASS_HIGH : (gap ?? 0) >= GAP_HIGH)) lexLevel = 'high';
     else if (coverage >= COVERAGE_MEDIUM) lexLevel = 'medium';
     else lexLevel = 'low';
   }

@@ -111,6 +111,14 @@ t.test('a large collection: common words alone are none however fully they match
   t.equal(rare.confidence, 'high', rare.message);
   t.equal(rare.results[0]!.title, 'Annex');
   t.ok((rare.trace as unknown as { confidence: { mass: number } }).confidence.mass >= 2.75);
+  // One word can never weigh MASS_NONE, yet a chunk holding it is a match: low, with that chunk.
+  const oneRare = await searchCollection(fx.deps(), { query: 'quokka', explain: true }, signal());
+  t.ok((oneRare.trace as unknown as { confidence: { mass: number } }).confidence.mass < 1.1, 'one word weighs under MASS_NONE');
+  t.equal(oneRare.confidence, 'low', oneRare.message);
+  t.equal(oneRare.results[0]?.title, 'Annex', 'the chunk holding the word comes back');
+  const oneMissing = await searchCollection(fx.deps(), { query: 'zyxwvut' }, signal());
+  t.equal(oneMissing.confidence, 'none', 'a word no chunk holds is still none');
+  t.same(oneMissing.results, []);
 });
 
 t.test('group_by document: each document once, top_k counted in documents', async (t) => {
