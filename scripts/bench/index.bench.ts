@@ -15,7 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { Embeddings } from '@langchain/core/embeddings';
 import { Document } from '@langchain/core/documents';
 import { HNSWLib } from '@langchain/community/vectorstores/hnswlib';
-import { DEFAULT_HNSW, buildHnsw, searchHnsw } from '../../src/retrieval/store/hnsw.ts';
+import { DEFAULT_HNSW } from '../../src/retrieval/store/hnsw.ts';
+import { CollectionDenseIndex } from '../../src/kb/dense-index.ts';
 import { IndexStore } from '../../src/retrieval/store/index-store.ts';
 import type { Chunk } from '../../src/retrieval/types.ts';
 import { abstracts, rng } from './inputs.ts';
@@ -170,14 +171,15 @@ export async function runIndex(): Promise<Section> {
         });
 
         // ours
-        let index: Awaited<ReturnType<typeof buildHnsw>> | null = null;
+        let index: CollectionDenseIndex | null = null;
         const buildMs = await time(async () => {
-          index = await buildHnsw(vectors, DIM, { ...DEFAULT_HNSW });
+          index = await CollectionDenseIndex.create({ embedderId: 'bench', dimension: DIM, params: { ...DEFAULT_HNSW }, capacity: vectors.length });
+          await index.add(vectors.map((_, i) => i), vectors);
         });
         const ourMs: number[] = [];
         const ourFound = queries.map((q) => {
           const t0 = performance.now();
-          const r = searchHnsw(index!, q, K, DEFAULT_HNSW.ef).map((h) => h.chunkIndex);
+          const r = index!.search(q, K).map((h) => h.id);
           ourMs.push(performance.now() - t0);
           return r;
         });
@@ -188,7 +190,7 @@ export async function runIndex(): Promise<Section> {
           const ms: number[] = [];
           const found = queries.map((q) => {
             const t0 = performance.now();
-            const r = searchHnsw(index!, q, K, ef).map((h) => h.chunkIndex);
+            const r = index!.search(q, K, undefined, ef).map((h) => h.id);
             ms.push(performance.now() - t0);
             return r;
           });

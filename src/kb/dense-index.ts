@@ -32,6 +32,8 @@ export interface DenseIndexOptions {
   embedderId: string;
   dimension: number;
   params?: Partial<HnswParams>;
+  /** Points expected (a document's index knows its count): the native index starts that big, not 1,024. */
+  capacity?: number;
 }
 
 export interface DenseHit {
@@ -79,7 +81,7 @@ export class CollectionDenseIndex {
     const HierarchicalNSW = await loadHnswlib();
     const index = new HierarchicalNSW('cosine', opts.dimension);
     const params = { ...DEFAULT_HNSW, ...opts.params };
-    index.initIndex(INITIAL_CAPACITY, params.M, params.efConstruction, HNSW_SEED);
+    index.initIndex(Math.max(1, Math.ceil(opts.capacity ?? INITIAL_CAPACITY)), params.M, params.efConstruction, HNSW_SEED);
     index.setEf(params.ef);
     return new CollectionDenseIndex(index, opts);
   }
@@ -164,12 +166,12 @@ export class CollectionDenseIndex {
     return n;
   }
 
-  /** Nearest live points by cosine similarity (1 - distance), best first, ties by id. */
-  search(vector: ArrayLike<number>, k: number, filter?: (id: number) => boolean): DenseHit[] {
+  /** Nearest live points by cosine similarity (1 - distance), best first, ties by id; `ef` for measurements (an ef sweep). */
+  search(vector: ArrayLike<number>, k: number, filter?: (id: number) => boolean, ef = this.params.ef): DenseHit[] {
     if (vector.length !== this.dimension) throw toolError('INTERNAL_ERROR', `Query of dimension ${vector.length}, index has ${this.dimension}`);
     const n = Math.min(Math.max(0, Math.floor(k)), this.live.size);
     if (n === 0) return [];
-    this.index.setEf(Math.max(this.params.ef, n));
+    this.index.setEf(Math.max(ef, n));
     const pending = this.pendingDeletes;
     const admit =
       pending.size > 0 ? (id: number) => !pending.has(id) && (!filter || filter(id)) : filter ? (id: number) => filter(id) : undefined;

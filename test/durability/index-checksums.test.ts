@@ -67,14 +67,14 @@ async function flipByte(file: string, at: (size: number) => number) {
 t.test('each corruption is detected, reported, removed, and the rebuild equals a fresh build', async (t) => {
   const fresh = await freshAnswers(t);
   const cases: Array<[string, (d: string) => Promise<void>]> = [
-    ['one byte flipped in the middle of index.hnsw', (d) => flipByte(path.join(d, 'index.hnsw'), (n) => n >> 1)],
+    ['one byte flipped in the middle of dense.hnsw', (d) => flipByte(path.join(d, 'dense.hnsw'), (n) => n >> 1)],
     ['one byte flipped in chunks.json', (d) => flipByte(path.join(d, 'chunks.json'), (n) => n >> 1)],
     ['one byte flipped in meta.json (a digit of the created time)', async (d) => {
       const text = await fs.readFile(path.join(d, 'meta.json'), 'utf8');
       const at = text.indexOf('"createdAt": "') + '"createdAt": "'.length + 3;
       await fs.writeFile(path.join(d, 'meta.json'), text.slice(0, at) + String((Number(text[at]) + 1) % 10) + text.slice(at + 1));
     }],
-    ['index.hnsw truncated by one byte', async (d) => fs.truncate(path.join(d, 'index.hnsw'), (await fs.stat(path.join(d, 'index.hnsw'))).size - 1)],
+    ['dense.hnsw truncated by one byte', async (d) => fs.truncate(path.join(d, 'dense.hnsw'), (await fs.stat(path.join(d, 'dense.hnsw'))).size - 1)],
     ['chunks.json truncated at a line end', async (d) => {
       const text = await fs.readFile(path.join(d, 'chunks.json'), 'utf8');
       await fs.writeFile(path.join(d, 'chunks.json'), text.slice(0, text.indexOf('\n', text.length >> 1) + 1));
@@ -82,7 +82,7 @@ t.test('each corruption is detected, reported, removed, and the rebuild equals a
     ['meta.json truncated', async (d) => fs.truncate(path.join(d, 'meta.json'), 40)],
     ['manifest deleted', (d) => fs.rm(path.join(d, 'meta.json'))],
     ['chunks.json deleted', (d) => fs.rm(path.join(d, 'chunks.json'))],
-    ['index.hnsw deleted', (d) => fs.rm(path.join(d, 'index.hnsw'))],
+    ['dense.hnsw deleted', (d) => fs.rm(path.join(d, 'dense.hnsw'))],
     ['chunks.json emptied', (d) => fs.writeFile(path.join(d, 'chunks.json'), '')],
   ];
   for (const [name, corrupt] of cases) {

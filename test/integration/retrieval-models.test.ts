@@ -59,7 +59,7 @@ t.test('tiny ONNX models in MODELS_DIR: dense, hybrid + rerank and explain throu
   t.match(dense.body.retrieval, { mode: 'dense', embedder: ACCURATE, reranker: 'skipped', reranker_model: null, reranker_reason: 'rerank: false was requested' });
   t.same(dense.body.retrieval.documents, [{ source: url, document_type: 'pdf', chunks: chunkCount, index: 'built', embedder: ACCURATE }]);
   t.equal(app.services.retrieval.stats().embedded_chunks, chunkCount, 'every chunk embedded once');
-  t.same(fs.readdirSync(indexDir(dataDir)).sort(), ['chunks.json', 'index.hnsw', 'meta.json']);
+  t.same(fs.readdirSync(indexDir(dataDir)).sort(), ['chunks.json', 'dense.hnsw', 'dense.hnsw.json', 'meta.json']);
   t.match(JSON.parse(fs.readFileSync(path.join(indexDir(dataDir), 'meta.json'), 'utf8')), { embedderId: ACCURATE, dimension: 24, chunkCount });
 
   const chunks = (await post(app, '/v1/documents/chunk', { document_url: url })).body.chunks as Chunk[];
@@ -140,7 +140,7 @@ t.test('tiny ONNX models in MODELS_DIR: dense, hybrid + rerank and explain throu
 
   // A damaged HNSW file: dropping the memory layer sends the next call to disk, where the file
   // fails verification; the index is rebuilt (re-embedded) transparently with the same answer.
-  const hnsw = path.join(indexDir(dataDir), 'index.hnsw');
+  const hnsw = path.join(indexDir(dataDir), 'dense.hnsw');
   fs.truncateSync(hnsw, Math.floor(fs.statSync(hnsw).size / 3));
   app2.services.caches.retriever.clear();
   const rebuilt = await post(app2, '/v1/documents/retrieve', { document_url: url, query: planted.query, mode: 'dense', rerank: false, top_k: 5 });
@@ -153,7 +153,7 @@ t.test('tiny ONNX models in MODELS_DIR: dense, hybrid + rerank and explain throu
   t.match(app2.services.retrieval.stats(), { built: 1, from_disk: 1, embedded_chunks: chunkCount });
   t.match(app2.services.documents.stats(), { extractions: 1 }, 're-extracted: the chunks on disk were not trusted either');
   const meta = JSON.parse(fs.readFileSync(path.join(indexDir(dataDir), 'meta.json'), 'utf8'));
-  t.equal(meta.files['index.hnsw'].bytes, fs.statSync(hnsw).size, 'a whole index file was written again');
+  t.equal(meta.files['dense.hnsw'].bytes, fs.statSync(hnsw).size, 'a whole index file was written again');
 });
 
 t.test('without models: dense is 503 MODEL_UNAVAILABLE saying how to enable it; the default falls back to lexical with a reason', async (t) => {

@@ -58,7 +58,7 @@ t.test('round trip: save, then a new store instance answers from disk without th
   t.equal(top[0].chunkIndex, 7, 'a stored vector finds itself first');
   t.ok(Math.abs(top[0].score - 1) < 1e-5, 'cosine 1 with itself');
   t.ok(top[0].score >= top[1].score && top[1].score >= top[2].score, 'best first');
-  t.same((await fs.readdir(path.join(dir, 'abc123'))).sort(), ['chunks.json', 'index.hnsw', 'meta.json']);
+  t.same((await fs.readdir(path.join(dir, 'abc123'))).sort(), ['chunks.json', 'dense.hnsw', 'dense.hnsw.json', 'meta.json']);
   t.same((await fs.readdir(dir)).filter((n) => n.startsWith('.')), [], 'no temp folders left');
 
   // "Restart": a fresh store over the same folder.
@@ -66,7 +66,7 @@ t.test('round trip: save, then a new store instance answers from disk without th
   const loaded = await restarted.load('abc123', { embedderId: EMB, dimension: 16, contentSha256: content });
   t.ok(loaded, 'loaded from disk');
   t.same(loaded!.chunks, cs, 'chunks with pages, offsets and heading paths survive');
-  t.match(loaded!.meta, { format: 2, embedderId: EMB, dimension: 16, contentSha256: content, chunkCount: 30 });
+  t.match(loaded!.meta, { format: 3, embedderId: EMB, dimension: 16, contentSha256: content, chunkCount: 30 });
   t.ok(Date.parse(loaded!.meta.createdAt) > 0);
   t.same(loaded!.searchDense(vectors[7], 3), top, 'same answers after the restart (ef restored)');
   t.same(loaded!.searchDense(vectors[0], 100).length, 30, 'k above the count returns every chunk');
@@ -106,12 +106,12 @@ t.test('corrupt indexes load as null and are cleaned, never a crash', async (t) 
   const content = sha('corrupt');
   const expect = { embedderId: EMB, dimension: 8, contentSha256: content };
   const corruptions: Array<[string, (d: string) => Promise<void>]> = [
-    ['truncated index file', async (d) => fs.truncate(path.join(d, 'index.hnsw'), 100)],
+    ['truncated index file', async (d) => fs.truncate(path.join(d, 'dense.hnsw'), 100)],
     ['garbage index file of the same size', async (d) => {
-      const size = (await fs.stat(path.join(d, 'index.hnsw'))).size;
-      await fs.writeFile(path.join(d, 'index.hnsw'), Buffer.alloc(size, 7));
+      const size = (await fs.stat(path.join(d, 'dense.hnsw'))).size;
+      await fs.writeFile(path.join(d, 'dense.hnsw'), Buffer.alloc(size, 7));
     }],
-    ['missing index file', async (d) => fs.rm(path.join(d, 'index.hnsw'))],
+    ['missing index file', async (d) => fs.rm(path.join(d, 'dense.hnsw'))],
     ['chunks.json edited', async (d) => fs.writeFile(path.join(d, 'chunks.json'), '[]')],
     ['meta.json not JSON', async (d) => fs.writeFile(path.join(d, 'meta.json'), '{"format":')],
     ['meta.json chunk count changed', async (d) => {

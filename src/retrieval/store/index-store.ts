@@ -1,7 +1,9 @@
 /**
  * Per-document search indexes persisted on disk, one folder per key:
  *
- *   <dir>/<key>/index.hnsw    hnswlib cosine index (absent for lexical-only indexes)
+ *   <dir>/<key>/dense.hnsw    the dense index (absent for lexical-only indexes), in the collection
+ *                             engine's format: CollectionDenseIndex.save (src/kb/dense-index.ts),
+ *   <dir>/<key>/dense.hnsw.json  labels are chunk positions; the same HNSW code serves both tools
  *   <dir>/<key>/chunks.json   the chunks, a JSON array with one chunk a line, so a restart skips
  *                             extraction and chunking, and writing or reading them goes in slices
  *   <dir>/<key>/meta.json     the manifest: format, embedder id, dimension, HNSW params, content
@@ -40,13 +42,20 @@ import { diskCondition, storageError } from '../../util/fs-errors.ts';
 import { leftoverOwner } from '../../util/temp-sweep.ts';
 import { yieldToEventLoopEvery } from '../../util/yield.ts';
 import { throwIfAborted } from '../../util/abort.ts';
-import { digestFile, fsyncDir as syncDir, fsyncFile, writeFileSynced, type FileDigest } from '../../util/atomic-file.ts';
+import { digestFile, fsyncDir as syncDir, writeFileSynced, type FileDigest } from '../../util/atomic-file.ts';
 import type { Chunk } from '../types.ts';
-import { DEFAULT_HNSW, buildHnsw, readHnsw, searchHnsw, type Hnsw, type HnswParams } from './hnsw.ts';
+import { DEFAULT_HNSW, type HnswParams } from './hnsw.ts';
+import { CollectionDenseIndex } from '../../kb/dense-index.ts';
 
-/** 2: a manifest checksum, chunks one per line, pid-tagged temp folders. */
-export const INDEX_FORMAT_VERSION = 2;
-const INDEX_FILE = 'index.hnsw';
+/**
+ * 2: a manifest checksum, chunks one per line, pid-tagged temp folders. 3: the dense index in the
+ * collection engine's format (dense.hnsw + its manifest). A folder of an older format is not
+ * served: the document is indexed again and the folder replaced (its chunker version is in the key,
+ * so nothing else differs).
+ */
+export const INDEX_FORMAT_VERSION = 3;
+const INDEX_FILE = 'dense.hnsw';
+const INDEX_META_FILE = 'dense.hnsw.json';
 const CHUNKS_FILE = 'chunks.json';
 const META_FILE = 'meta.json';
 const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -104,10 +113,10 @@ export class StoredIndex {
   readonly key: string;
   readonly chunks: Chunk[];
   readonly meta: IndexMeta;
-  private hnsw: Hnsw | null;
+  private hnsw: CollectionDenseIndex | null;
   private closed = false;
 
-  constructor(key: string, chunks: Chunk[], meta: IndexMeta, hnsw: Hnsw | null) {
+  constructor(key: string, chunks: Chunk[], meta: IndexMeta, hnsw: CollectionDenseIndex | null) {
     this.key = key;
     this.chunks = chunks;
     this.meta = meta;
@@ -121,10 +130,8 @@ export class StoredIndex {
 
   /** Rough memory held: vectors + graph links + chunk text. */
   get approxBytes(): number {
-    const dim = this.meta.dimension ?? 0;
-    const m = this.meta.hnsw?.M ?? 0;
     const text = this.chunks.reduce((n, c) => n + c.text.length * 2 + 200, 0);
-    return this.hasDense ? this.meta.chunkCount * (dim * 4 + m * 2 * 4 + 64) + text : text;
+    return (this.hnsw?.approxBytes ?? 0) + text;
   }
 
   /**
@@ -139,7 +146,7 @@ export class StoredIndex {
       throw new Error(`query vector has dimension ${queryVector.length}, index ${this.key} has ${this.meta.dimension}`);
     }
     if (!this.hnsw) return [];
-    return searchHnsw(this.hnsw, queryVector, k, this.meta.hnsw?.ef ?? DEFAULT_HNSW.ef);
+    return this.hnsw.search(queryVector, k).map((h) => ({ chunkIndex: h.id, score: h.score }));
   }
 
   close(): void {
@@ -229,13 +236,14 @@ export class IndexStore {
       this.inFlight.add(tmp);
       try {
         const files: Record<string, FileDigest> = {};
-        let hnsw: Hnsw | null = null;
+        let hnsw: CollectionDenseIndex | null = null;
         const dense = data.embedderId !== null && data.vectors !== undefined && data.vectors.length > 0;
         if (dense) {
-          hnsw = await buildHnsw(data.vectors!, data.dimension!, params, signal);
+          hnsw = await buildDense(data.vectors!, data.embedderId!, data.dimension!, params, signal);
           const file = path.join(tmp, INDEX_FILE);
-          await hnsw.writeIndex(file);
-          files[INDEX_FILE] = await digestAndSync(file);
+          await hnsw.save(file);
+          files[INDEX_FILE] = await digestFile(file);
+          files[INDEX_META_FILE] = await digestFile(path.join(tmp, INDEX_META_FILE));
         }
         files[CHUNKS_FILE] = await writeChunks(path.join(tmp, CHUNKS_FILE), data.chunks, signal);
         const meta: IndexMeta = {
@@ -404,15 +412,15 @@ async function verify(dir: string, key: string, expect: IndexExpectation, signal
   if (chunks.length !== meta.chunkCount || !chunks.every((c) => c && typeof c.text === 'string')) {
     return bad(`${CHUNKS_FILE} does not match meta`);
   }
-  let hnsw: Hnsw | null = null;
+  let hnsw: CollectionDenseIndex | null = null;
   if (meta.embedderId !== null && meta.chunkCount > 0) {
-    if (!meta.files[INDEX_FILE] || !meta.hnsw || !meta.dimension) return bad('dense index without its index file');
+    if (!meta.files[INDEX_FILE] || !meta.files[INDEX_META_FILE] || !meta.hnsw || !meta.dimension) return bad('dense index without its index file');
     try {
-      hnsw = await readHnsw(path.join(dir, INDEX_FILE), meta.dimension, meta.hnsw.ef);
+      hnsw = await CollectionDenseIndex.load(path.join(dir, INDEX_FILE), { embedderId: meta.embedderId, dimension: meta.dimension, params: { ef: meta.hnsw.ef } });
     } catch {
       return bad('index file unreadable');
     }
-    if (hnsw.getCurrentCount() !== meta.chunkCount) return bad('index holds another number of vectors');
+    if (hnsw.size !== meta.chunkCount) return bad('index holds another number of vectors');
   }
   return { ok: true, index: new StoredIndex(key, chunks, meta, hnsw) };
 }
@@ -476,9 +484,15 @@ function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-async function digestAndSync(file: string): Promise<FileDigest> {
-  await fsyncFile(file);
-  return digestFile(file);
+/** The collection engine's dense index over the vectors, labelled by chunk position, sized to them. */
+async function buildDense(vectors: Float32Array[], embedderId: string, dimension: number, params: HnswParams, signal?: AbortSignal): Promise<CollectionDenseIndex> {
+  const index = await CollectionDenseIndex.create({ embedderId, dimension, params, capacity: vectors.length });
+  await index.add(
+    vectors.map((_, i) => i),
+    vectors,
+    signal,
+  );
+  return index;
 }
 
 const WRITE_BATCH_BYTES = 1 << 20;

@@ -1,0 +1,106 @@
+/**
+ * A per-document index folder written by the previous version (format 2: hnswlib's file as
+ * index.hnsw, no dense manifest) is not served as it is: retrieve_chunks indexes the document
+ * again without being asked, replaces the folder with the current format (the collection
+ * engine's dense.hnsw + dense.hnsw.json), answers the same, and the next start loads it from disk.
+ */
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { CacheRegistry } from '../../src/cache/cache-registry.ts';
+import type { DocumentSource } from '../../src/call-context.ts';
+import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
+import type { DocumentAccess, ModelLayer } from '../../src/retrieval/contracts.ts';
+import { RetrievalService } from '../../src/retrieval/retrieval-service.ts';
+import { INDEX_FORMAT_VERSION, IndexStore } from '../../src/retrieval/store/index-store.ts';
+import type { Embedder } from '../../src/retrieval/types.ts';
+import { handbookMarkdown } from '../fixtures-gen/texts.ts';
+
+const URL_ = 'https://docs.example/handbook';
+const content = handbookMarkdown();
+const doc: ProcessedDocument = { kind: 'docx', content, metadata: {}, tables: [], images: [], urls: [], pages: [] };
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function access(calls: { load: number }): DocumentAccess {
+  return {
+    async fetch(source: DocumentSource) {
+      const url = 'url' in source ? source.url : '';
+      return { url, sha256: sha(content), source: url };
+    },
+    async load(source: DocumentSource) {
+      calls.load++;
+      const url = 'url' in source ? source.url : '';
+      return { key: url, contentSha256: sha(content), source: url, doc };
+    },
+  };
+}
+
+/** Word hashing into 64 dimensions, L2-normalised: deterministic, enough for dense indexing. */
+const embedder: Embedder = {
+  id: 'test:hashing-64',
+  dimension: 64,
+  async embed(texts) {
+    return texts.map((text) => {
+      const v = new Float32Array(64);
+      for (const w of text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []) v[createHash('md5').update(w).digest()[0] % 64] += 1;
+      const n = Math.hypot(...v) || 1;
+      return v.map((x) => x / n);
+    });
+  },
+};
+
+const models: ModelLayer = {
+  embedderFor: () => embedder,
+  embedderById: (id) => (id === embedder.id ? embedder : null),
+  denseUnavailableReason: () => null,
+  rerank: async () => ({ status: 'unavailable', reason: 'none' }),
+  rerankerId: () => null,
+  rerankerUnavailableReason: () => 'no reranker in the test',
+};
+
+const ctx = () => ({ signal: new AbortController().signal, log: pino({ level: 'silent' }) });
+
+/** Turns a current folder into what version 2 wrote: index.hnsw alone, meta format 2 with its checksum. */
+async function downgradeToFormat2(folder: string): Promise<void> {
+  await fs.rename(path.join(folder, 'dense.hnsw'), path.join(folder, 'index.hnsw'));
+  await fs.rm(path.join(folder, 'dense.hnsw.json'));
+  const meta = JSON.parse(await fs.readFile(path.join(folder, 'meta.json'), 'utf8'));
+  meta.format = 2;
+  meta.files['index.hnsw'] = meta.files['dense.hnsw'];
+  delete meta.files['dense.hnsw'];
+  delete meta.files['dense.hnsw.json'];
+  delete meta.checksum;
+  meta.checksum = sha(JSON.stringify(meta));
+  await fs.writeFile(path.join(folder, 'meta.json'), JSON.stringify(meta, null, 1));
+}
+
+t.test('an index folder of the previous format is rebuilt in the current one without user action', async (t) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'rag-store-migration-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  const calls = { load: 0 };
+  const service = () => new RetrievalService({ documents: access(calls), caches: new CacheRegistry({ ttlMs: 60_000 }), models, store: new IndexStore({ dir }) });
+  const ask = (svc: RetrievalService) => svc.retrieve({ sources: [{ url: URL_ }], query: 'database security administrator duties', topK: 5 }, ctx());
+
+  const first = await ask(service());
+  t.equal(first.retrieval.mode, 'hybrid');
+  const [key] = (await fs.readdir(dir)).filter((n) => !n.startsWith('.'));
+  const folder = path.join(dir, key!);
+  await downgradeToFormat2(folder);
+  t.same((await fs.readdir(folder)).sort(), ['chunks.json', 'index.hnsw', 'meta.json'], 'a folder as version 2 left it');
+
+  const migrated = await ask(service());
+  t.equal(migrated.retrieval.documents[0]!.index, 'built', 'the old folder is not served: the document is indexed again');
+  t.same(migrated.results, first.results, 'the same answer');
+  t.equal(calls.load, 2, 'read again once, without user action');
+  const meta = JSON.parse(await fs.readFile(path.join(folder, 'meta.json'), 'utf8'));
+  t.equal(meta.format, INDEX_FORMAT_VERSION, 'the folder is rewritten in the current format');
+  t.same((await fs.readdir(folder)).sort(), ['chunks.json', 'dense.hnsw', 'dense.hnsw.json', 'meta.json']);
+
+  const restarted = await ask(service());
+  t.equal(restarted.retrieval.documents[0]!.index, 'disk', 'the next start loads the migrated folder');
+  t.same(restarted.results, first.results);
+  t.equal(calls.load, 2, 'no extraction after the restart');
+});
