@@ -253,6 +253,24 @@ export class CollectionLexicalIndex {
     return bytes;
   }
 
+  /**
+   * Drops the spare capacity growth left (postings, the term pool, per-term arrays): for an index
+   * that is built once and then only searched (a document's), so the cache's byte budget counts
+   * what it holds. Later adds grow the arrays again.
+   */
+  shrinkToFit(): void {
+    this.assertNotCompacting();
+    const T = this.terms.length;
+    for (let t = 0; t < T; t++) if (this.post[t].length > this.postUsed[t]) this.post[t] = this.post[t].slice(0, Math.max(3, this.postUsed[t]));
+    if (this.pool.length > this.poolUsed) this.pool = this.pool.slice(0, Math.max(1, this.poolUsed));
+    const cap = Math.max(1, T);
+    if (this.termHash.length > cap) {
+      this.termHash = this.termHash.slice(0, cap);
+      this.df = this.df.slice(0, cap);
+      this.postUsed = this.postUsed.slice(0, cap);
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   private assertNotCompacting(): void {

@@ -18,6 +18,7 @@ export class DocumentLexicalIndex {
   static build(chunks: readonly IndexedText[], analyzer: Analyzer, params?: Partial<Bm25Params>): DocumentLexicalIndex {
     const index = new CollectionLexicalIndex(analyzer, params, { slots: chunks.length });
     index.add(chunks.map(chunkAt));
+    index.shrinkToFit();
     return new DocumentLexicalIndex(index);
   }
 
@@ -25,6 +26,7 @@ export class DocumentLexicalIndex {
   static async buildSliced(chunks: readonly IndexedText[], analyzer: Analyzer, params?: Partial<Bm25Params>, signal?: AbortSignal): Promise<DocumentLexicalIndex> {
     const index = new CollectionLexicalIndex(analyzer, params, { slots: chunks.length });
     await index.addSliced(chunks.map(chunkAt), signal);
+    index.shrinkToFit();
     return new DocumentLexicalIndex(index);
   }
 
