@@ -191,7 +191,8 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   let rerankAbsent: { status: 'skipped' | 'unavailable'; reason: string } | undefined;
   if (req.rerank === false) rerankAbsent = { status: 'skipped', reason: 'rerank: false was requested' };
   else if (models?.rerankerId()) rerank = (q, p, s) => models.rerank(q, p, s);
-  else rerankAbsent = { status: 'unavailable', reason: publicText(models?.rerankerUnavailableReason() || 'no reranker model is configured') };
+  // One sentence in every answer (no model paths); get_system_health (features.reranking) has the details.
+  else rerankAbsent = { status: 'unavailable', reason: publicText((models?.rerankerUnavailableSummary?.() ?? models?.rerankerUnavailableReason()) || 'no reranker model is configured') };
 
   // Filters -> an id predicate.
   let filter: IdFilter | undefined;

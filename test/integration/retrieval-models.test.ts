@@ -190,4 +190,14 @@ t.test('without models: dense is 503 MODEL_UNAVAILABLE saying how to enable it; 
   t.ok(res.body.results[0].text.includes(planted.phrase));
   t.equal(app.services.retrieval.stats().embedded_chunks, 0);
   t.equal(srv.hits('ten-pages.pdf'), 1, 'the refused dense calls still downloaded once, then served from cache');
+  // search_collection says the same in one sentence (its ingestion downloads the file again).
+  t.equal((await post(app, '/v1/collections', { name: 'no-models' })).status, 201);
+  const job = await post(app, '/v1/collections/no-models/documents', { urls: [url], wait_seconds: 120 });
+  t.equal(job.body.status, 'succeeded', JSON.stringify(job.body.items?.[0]?.error ?? job.body.status));
+  const found = await post(app, '/v1/collections/no-models/search', { query: planted.query });
+  t.equal(found.status, 200);
+  t.match(found.body.retrieval, { reranker: 'unavailable' });
+  t.match(found.body.retrieval.reranker_reason, /^reranker onnx:Xenova\/ms-marco-MiniLM-L-6-v2:q8 is unavailable, so results keep the fused order; get_system_health \(features\.reranking\)/);
+  t.ok(found.body.retrieval.reranker_reason.length <= 200, `search_collection's reranker_reason is short (${found.body.retrieval.reranker_reason.length} characters)`);
+  t.notMatch(found.body.retrieval.reranker_reason, /MODELS_DIR|\/<org>|config\.json|models:fetch/, 'and repeats no paths');
 });
