@@ -16,7 +16,7 @@
  */
 import { toolError } from '../errors.ts';
 import { compareKeys, WalkBudget, walkFolder, type LeftOut, type WalkKey } from './folder-walk.ts';
-import type { NewItem } from './job-runner.ts';
+import type { NewItem } from './types.ts';
 import { compileGlobs, leftOutNotes, localRefOf, resolveNamedPath, type AllowedFolders, type LocalFile } from './local-files.ts';
 import type { FeedState, JobRecord } from './types.ts';
 

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { checkTenantRoom, DEFAULT_TENANT, type TenantLimits } from './tenant-share.ts';
 import { isToolError, toolError } from '../errors.ts';
 import { errorText } from '../util/error-text.ts';
-import type { FeedState, ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, SourceKind } from './types.ts';
+import type { FeedState, ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, NewItem } from './types.ts';
 import { feedWindow, isWalking, setFeed, stopFeed, wantsFeed, type FeedNext } from './folder-feed.ts';
 // The progress formula is the contract's, so the console draws the fractions the server reports.
 import { jobFraction } from '../contract/job-progress.ts';
@@ -77,17 +77,8 @@ export interface JobRunnerDeps {
   log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }
 
-export interface NewItem {
-  source: string;
-  source_kind: SourceKind;
-  upload?: { bytes: Buffer; contentType?: string };
-  /** Local files: what identifies the file found (local-files.ts), checked when it is read. */
-  local?: JobItem['local'];
-  /** Set: the item is recorded as skipped with this note and never run (e.g. a folder too deep to walk). */
-  leftOut?: string;
-  /** Set: the item is recorded as failed with this error and never run (a part of a folder walk that failed). */
-  failed?: { code: string; message: string };
-}
+// Defined beside the job types (folder-feed.ts makes items too, and imports no runner).
+export type { NewItem } from './types.ts';
 
 export const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
 const ENDED: ReadonlySet<JobStatus> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);

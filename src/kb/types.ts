@@ -374,3 +374,16 @@ export interface JobRecord {
   /** Server only (not part of the API): the walk's resumable state. */
   feed?: FeedState;
 }
+
+/** An item as a job is submitted with it (job-runner.ts, folder-feed.ts), before it is a JobItem. */
+export interface NewItem {
+  source: string;
+  source_kind: SourceKind;
+  upload?: { bytes: Buffer; contentType?: string };
+  /** Local files: what identifies the file found (local-files.ts), checked when it is read. */
+  local?: JobItem['local'];
+  /** Set: the item is recorded as skipped with this note and never run (e.g. a folder too deep to walk). */
+  leftOut?: string;
+  /** Set: the item is recorded as failed with this error and never run (a part of a folder walk that failed). */
+  failed?: { code: string; message: string };
+}
