@@ -18,6 +18,7 @@ export interface CacheLayerOptions<V> {
 // One layer's statistics: the wire contract's (the console reads them); re-exported for the caches.
 export { CacheLayerStatsSchema, type CacheLayerStats } from '../contract/health-schemas.ts';
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- lru-cache's own bound on values (any non-nullish value)
 export class TtlCache<V extends {}> {
   readonly name: string;
   private readonly lru: LRUCache<string, V>;
