@@ -35,9 +35,36 @@ const options = {
   tsconfigRaw: { compilerOptions: tsconfig.compilerOptions ?? {} },
 };
 
-register('./ts-loader-hooks.mjs', {
-  parentURL: import.meta.url,
-  data: { cacheDir: path.join(root, 'node_modules', '.cache', 'rag-test-ts'), esbuildVersion, options },
-});
+const cacheDir = path.join(root, 'node_modules', '.cache', 'rag-test-ts');
+trimCache(cacheDir);
+register('./ts-loader-hooks.mjs', { parentURL: import.meta.url, data: { cacheDir, esbuildVersion, options } });
+
+/**
+ * The cache keeps one file per version of each source, so editing the sources grows it: past
+ * CACHE_MAX_FILES (about 5x the ~800 files one checkout uses) the least recently written half goes.
+ * One readdir per process when under the bound; a file removed under a running process is only
+ * compiled again.
+ */
+function trimCache(dir) {
+  const CACHE_MAX_FILES = 4000;
+  const fs = require('node:fs');
+  let names;
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  if (names.length <= CACHE_MAX_FILES) return;
+  const aged = [];
+  for (const name of names) {
+    try {
+      aged.push([fs.statSync(path.join(dir, name)).mtimeMs, name]);
+    } catch {
+      // removed meanwhile
+    }
+  }
+  aged.sort((a, b) => a[0] - b[0]);
+  for (const [, name] of aged.slice(0, aged.length - CACHE_MAX_FILES / 2)) fs.rmSync(path.join(dir, name), { force: true });
+}
 // Stack traces name the .ts lines, as under tsx.
 process.setSourceMapsEnabled(true);
