@@ -14,6 +14,7 @@
 import { toolError } from '../errors.ts';
 import type { ScoredIndex } from '../retrieval/bm25.ts';
 import { DEFAULT_TOP_K, type ModelLayer } from '../retrieval/contracts.ts';
+import { COLLECTION_MAX_TOP_K } from '../contract/search-limits.ts';
 import { queryLanguage } from '../retrieval/query-language.ts';
 import { candidateDepth, rank, type RetrievalMode } from '../retrieval/search.ts';
 import type { RerankOutcome } from '../retrieval/types.ts';
@@ -23,8 +24,8 @@ import { ContextReader, contextBudget, hitContext } from './hit-context.ts';
 import type { CollectionHit, CollectionRecord, CollectionSearchRequest, CollectionSearchResult, DocumentRecord, KbStoreApi } from './types.ts';
 
 /** Results per search: default 5 (as retrieve_chunks), at most 50. */
-/** Up to 100, so an evaluation can measure Recall@100 through the API (retrieve_chunks stops at 20). */
-export const COLLECTION_MAX_TOP_K = 100;
+/** Up to 100, so an evaluation can measure Recall@100 through the API (retrieve_chunks stops at 20): the contract's limit. */
+export { COLLECTION_MAX_TOP_K };
 /** group_by document: chunks ranked per document wanted (documents of a collection average ~1-3 chunks in the top). */
 const GROUP_CHUNKS_PER_DOCUMENT = 3;
 const GROUP_MAX_CHUNKS = 400;

@@ -4,15 +4,15 @@
  * the real classes satisfy them), and the request/answer types of retrieve_chunks. Modules that
  * only need these import them from here, not from the service that implements them.
  */
-import type { Static } from 'typebox';
 import type { CallContext, DocumentSource } from '../call-context.ts';
 import type { OcrRequest, ProcessedDocument } from '../extractors/shared/types.ts';
 import type { Chunk, RerankOutcome, Embedder } from './types.ts';
-import type { RetrievedChunkSchema, RetrieveResultSchema } from './schemas.ts';
+import { SEARCH_DEFAULT_TOP_K } from '../contract/search-limits.ts';
 import type { RetrievalMode } from './search.ts';
 
 export const MAX_TOP_K = 20;
-export const DEFAULT_TOP_K = 5;
+/** The contract's default (src/contract/search-limits.ts), shared with search_collection and the console. */
+export const DEFAULT_TOP_K = SEARCH_DEFAULT_TOP_K;
 export const MAX_DOCUMENTS = 10;
 
 // ---- Seams to the document and model layers (structural: the real classes satisfy them) ----
@@ -102,9 +102,8 @@ export interface RetrieveRequest {
   ocr?: OcrRequest;
 }
 
-/** One result of retrieve_chunks; the wire schema (src/retrieval/schemas.ts) is the definition. */
-export type RetrievedChunk = Static<typeof RetrievedChunkSchema>;
-export type RetrieveResult = Static<typeof RetrieveResultSchema>;
+/** One result of retrieve_chunks, and its answer: the contract's types, derived from the wire schemas. */
+export type { RetrievedChunk, RetrieveResult } from '../contract/retrieval-types.ts';
 
 
 /** A document of a multi-document call that could not be searched. */
