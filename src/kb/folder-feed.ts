@@ -16,9 +16,8 @@
  */
 import { toolError } from '../errors.ts';
 import { compareKeys, WalkBudget, walkFolder, type LeftOut, type WalkKey } from './folder-walk.ts';
-import type { NewItem } from './types.ts';
 import { compileGlobs, leftOutNotes, localRefOf, resolveNamedPath, type AllowedFolders, type LocalFile } from './local-files.ts';
-import type { FeedState, JobRecord } from './types.ts';
+import type { FeedState, JobRecord, NewItem } from './types.ts';
 
 export interface FeedBatch {
   /** New items: files found (queued), then, when the walk completed, what it left out (skipped). */
