@@ -26,6 +26,7 @@ import { toolError } from '../errors.ts';
 import { DEFAULT_BM25_PARAMS, fnv1a, type Bm25Params } from '../retrieval/bm25.ts';
 import type { Analyzer } from '../retrieval/tokenizer.ts';
 import { runSliced, runSync, type Steps } from '../util/slices.ts';
+import { BlockBounds, prunable, prunedTopK, type PruneSource } from './lexical-pruned.ts';
 
 export interface LexicalChunk {
   id: number;
@@ -53,6 +54,8 @@ const CHECKSUM_BYTES = 32;
 const COMPACT_RATIO = 0.25;
 const COMPACT_MIN_DEAD = 64;
 const EMPTY = new Int32Array(0);
+/** Below this many postings over the query's terms, scoring them all is cheaper than pruning. */
+const PRUNE_MIN_POSTINGS = 4096;
 
 export class CollectionLexicalIndex {
   readonly analyzer: Analyzer;
@@ -90,6 +93,8 @@ export class CollectionLexicalIndex {
   private normTitle = new Float32Array(1024);
   private normsValid = false;
   private scores = new Float64Array(1024);
+  /** Block maxima for the pruned search, built per term at its first query (src/kb/lexical-pruned.ts). */
+  private bounds = new BlockBounds();
   /** A sliced compaction is under way: the arrays are being rebuilt, changes would be lost. */
   private compacting = false;
 
@@ -182,25 +187,87 @@ export class CollectionLexicalIndex {
     return runSliced(this.compactSteps(), { what: 'Compacting the index' });
   }
 
-  /** Top k live chunks by BM25F score (score > 0 only), best first; ties by id ascending. */
+  /**
+   * Top k live chunks by BM25F score (score > 0 only), best first; ties by id ascending. Pruned
+   * (MaxScore over block maxima, src/kb/lexical-pruned.ts) when the query's postings are many
+   * enough for it to pay; the answer is searchExhaustive's, ids, order and scores alike.
+   */
   search(query: string, k: number, filter?: (id: number) => boolean, language?: string): LexicalHit[] {
-    if (k <= 0 || this.live === 0) return [];
+    const q = this.queryTerms(query, k, language);
+    if (q === null) return [];
+    let postings = 0;
+    for (const t of q.keys()) postings += this.postUsed[t] / 3;
+    if (postings < PRUNE_MIN_POSTINGS || !prunable(this.params)) return this.scoreAll(q, k, filter);
+    return this.scorePruned(q, k, filter);
+  }
+
+  /** search scoring every posting of every query term: the reference the pruned search must equal. */
+  searchExhaustive(query: string, k: number, filter?: (id: number) => boolean, language?: string): LexicalHit[] {
+    const q = this.queryTerms(query, k, language);
+    return q === null ? [] : this.scoreAll(q, k, filter);
+  }
+
+  /** search always pruned, however few the postings (tests compare it with searchExhaustive). */
+  searchPruned(query: string, k: number, filter?: (id: number) => boolean, language?: string): LexicalHit[] {
+    const q = this.queryTerms(query, k, language);
+    if (q === null) return [];
+    return prunable(this.params) ? this.scorePruned(q, k, filter) : this.scoreAll(q, k, filter);
+  }
+
+  /** The query's live terms -> query tf, in first-occurrence order (the order scores are summed in); null: no hits possible. */
+  private queryTerms(query: string, k: number, language?: string): Map<number, number> | null {
+    if (k <= 0 || this.live === 0) return null;
     const qterms = new Map<number, number>();
     for (const term of this.analyzer.tokenize(query, language)) {
       const t = this.termIndex.get(term);
       if (t === undefined || this.df[t] === 0) continue;
       qterms.set(t, (qterms.get(t) ?? 0) + 1);
     }
-    if (qterms.size === 0) return [];
+    if (qterms.size === 0) return null;
     if (!this.normsValid) this.computeNorms();
+    return qterms;
+  }
+
+  /** idf * query tf, the weight both scorers multiply a term's saturation by. */
+  private weightOf(t: number, qtf: number): number {
+    const df = this.df[t];
+    const n = this.live;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return idf * qtf;
+  }
+
+  private scorePruned(qterms: Map<number, number>, k: number, filter?: (id: number) => boolean): LexicalHit[] {
+    const terms: number[] = [];
+    const weights: number[] = [];
+    for (const [t, qtf] of qterms) {
+      terms.push(t);
+      weights.push(this.weightOf(t, qtf));
+    }
+    const src: PruneSource = {
+      post: this.post,
+      postUsed: this.postUsed,
+      alive: this.alive,
+      lenBody: this.lenBody,
+      lenTitle: this.lenTitle,
+      normBody: this.normBody,
+      normTitle: this.normTitle,
+      slotId: this.slotId,
+      k1: this.params.k1,
+      b: this.params.b,
+      bTitle: this.params.bTitle,
+      titleWeight: this.params.titleWeight,
+      avgBody: this.avgBody,
+      avgTitle: this.avgTitle,
+    };
+    return prunedTopK(src, this.bounds, terms, weights, k, filter);
+  }
+
+  private scoreAll(qterms: Map<number, number>, k: number, filter?: (id: number) => boolean): LexicalHit[] {
     const { k1, titleWeight } = this.params;
     const { scores, alive, normBody, normTitle } = this;
-    const n = this.live;
     const touched: number[] = [];
     for (const [t, qtf] of qterms) {
-      const df = this.df[t];
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const w = idf * qtf;
+      const w = this.weightOf(t, qtf);
       const p = this.post[t];
       const used = this.postUsed[t];
       for (let i = 0; i < used; i += 3) {
@@ -250,6 +317,7 @@ export class CollectionLexicalIndex {
     bytes += this.termStart.byteLength + this.termCount.byteLength + this.pool.byteLength;
     bytes += this.normBody.byteLength + this.normTitle.byteLength + this.scores.byteLength;
     bytes += this.idToSlot.size * 40;
+    bytes += this.bounds.bytes;
     return bytes;
   }
 
@@ -468,13 +536,22 @@ export class CollectionLexicalIndex {
       scores: new Float64Array(cap),
       normsValid: false,
     });
+    // Slots and term ids were renumbered.
+    this.bounds.reset();
+  }
+
+  private get avgBody(): number {
+    return (this.live > 0 ? this.sumBody / this.live : 0) || 1;
+  }
+
+  private get avgTitle(): number {
+    return (this.live > 0 ? this.sumTitle / this.live : 0) || 1;
   }
 
   /** The from-scratch norms: Float32 of (1 - b) + b * len / avg, avg over live chunks (or 1 when 0). */
   private computeNorms(): void {
     const p = this.params;
-    const avgBody = (this.live > 0 ? this.sumBody / this.live : 0) || 1;
-    const avgTitle = (this.live > 0 ? this.sumTitle / this.live : 0) || 1;
+    const { avgBody, avgTitle } = this;
     const { alive, lenBody, lenTitle, normBody, normTitle } = this;
     for (let s = 0; s < this.slotCount; s++) {
       if (alive[s] === 0) continue;
