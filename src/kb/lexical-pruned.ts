@@ -24,6 +24,8 @@ const SCORE_SLACK = 1 + 1e-9;
 const DRIFT = 0.05;
 /** Slots per window (see prunedTopK). */
 export const DEFAULT_WINDOW = 4096;
+/** The warm-up list's most postings (see prunedTopK). */
+const WARM_MAX = 4096;
 
 /** Block maxima of one term's postings (postings [0, covered) are described). */
 export interface TermBlocks {
@@ -225,6 +227,78 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
   // worse(i, j): heap entry i ranks below entry j (lower score, or equal score and higher id).
   const worse = (si: number, ii: number, sj: number, ij: number) => si < sj || (si === sj && slotId[ii] > slotId[ij]);
 
+  /** Puts slot d with its exact score in the top k if it ranks there (and passes the filter); true when theta rose. */
+  const offer = (d: number, score: number): boolean => {
+    if (size === limit && !worse(heapScore[0], heapSlot[0], score, d)) return false;
+    if (filter && !filter(slotId[d])) return false;
+    if (size < limit) {
+      // Sift up: the root is the worst kept.
+      let c = size++;
+      while (c > 0) {
+        const parent = (c - 1) >> 1;
+        if (!worse(score, d, heapScore[parent], heapSlot[parent])) break;
+        heapSlot[c] = heapSlot[parent];
+        heapScore[c] = heapScore[parent];
+        c = parent;
+      }
+      heapSlot[c] = d;
+      heapScore[c] = score;
+    } else {
+      let c = 0;
+      for (;;) {
+        const l = 2 * c + 1;
+        if (l >= size) break;
+        let w = l;
+        if (l + 1 < size && worse(heapScore[l + 1], heapSlot[l + 1], heapScore[l], heapSlot[l])) w = l + 1;
+        if (!worse(heapScore[w], heapSlot[w], score, d)) break;
+        heapSlot[c] = heapSlot[w];
+        heapScore[c] = heapScore[w];
+        c = w;
+      }
+      heapSlot[c] = d;
+      heapScore[c] = score;
+    }
+    if (size < limit) return false;
+    theta = heapScore[0];
+    return true;
+  };
+
+  // Warm-up: the chunks of the strongest short list, scored in full first, so the k-th score is
+  // high from the first window on (a walk from slot 0 would fill the top k with whatever comes
+  // first). Its chunks are remembered and not offered again by the walk.
+  let warmed: Set<number> | null = null;
+  let lead = -1;
+  let leadUpper = 0;
+  for (let i = 0; i < m; i++) {
+    const u = saturate(weights[i], blocks[i].topBody * sc.body + titleWeight * blocks[i].topTitle * sc.title, k1);
+    if (used[i] / 3 <= WARM_MAX && u > leadUpper) {
+      lead = i;
+      leadUpper = u;
+    }
+  }
+  if (lead >= 0 && m > 1) {
+    warmed = new Set<number>();
+    const p = post[lead];
+    for (let at = 0; at < used[lead]; at += 3) {
+      const d = p[at];
+      if (alive[d] === 0) continue;
+      warmed.add(d);
+      let score = 0;
+      for (let i = 0; i < m; i++) {
+        seek(i, d);
+        const q = post[i];
+        const x = pos[i];
+        if (x < used[i] && q[x] === d) {
+          const tf = q[x + 1] / normBody[d] + (titleWeight * q[x + 2]) / normTitle[d];
+          if (tf > 0) score += (weights[i] * tf * (k1 + 1)) / (tf + k1);
+        }
+      }
+      if (score > 0) offer(d, score);
+    }
+    pos.fill(0);
+    blk.fill(0);
+  }
+
   for (let ws = 0; ws <= lastSlot; ws += window) {
     const we = ws + window - 1;
     // Each term's bound over the window: its blocks from the one holding slot ws up to the first ending past we.
@@ -319,39 +393,8 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
       let score = 0;
       for (let i = 0; i < m; i++) if (seen[i] === d) score += contrib[i];
       if (!(score > 0)) continue;
-      if (size === limit && !worse(heapScore[0], heapSlot[0], score, d)) continue;
-      if (filter && !filter(slotId[d])) continue;
-      if (size < limit) {
-        // Sift up: the root is the worst kept.
-        let c = size++;
-        while (c > 0) {
-          const parent = (c - 1) >> 1;
-          if (!worse(score, d, heapScore[parent], heapSlot[parent])) break;
-          heapSlot[c] = heapSlot[parent];
-          heapScore[c] = heapScore[parent];
-          c = parent;
-        }
-        heapSlot[c] = d;
-        heapScore[c] = score;
-      } else {
-        let c = 0;
-        for (;;) {
-          const l = 2 * c + 1;
-          if (l >= size) break;
-          let w = l;
-          if (l + 1 < size && worse(heapScore[l + 1], heapSlot[l + 1], heapScore[l], heapSlot[l])) w = l + 1;
-          if (!worse(heapScore[w], heapSlot[w], score, d)) break;
-          heapSlot[c] = heapSlot[w];
-          heapScore[c] = heapScore[w];
-          c = w;
-        }
-        heapSlot[c] = d;
-        heapScore[c] = score;
-      }
-      if (size === limit) {
-        theta = heapScore[0];
-        while (ne < m && prefix[ne] < theta) ne++;
-      }
+      if (warmed !== null && warmed.has(d)) continue; // offered once already
+      if (offer(d, score)) while (ne < m && prefix[ne] < theta) ne++;
     }
   }
   const out: PrunedHit[] = [];

@@ -1,0 +1,165 @@
+/**
+ * Top-10 lexical search at 100k and 1M chunks: the collection lexical index's pruned search
+ * (MaxScore over block maxima, src/kb/lexical-pruned.ts) beside its exhaustive scorer and SQLite
+ * FTS5 ('porter unicode61', bm25(), any query word but stop words) over the very same chunk texts, the three run
+ * round-robin query by query so they see the same machine state. Checks that the pruned answers
+ * equal the exhaustive ones (ids, order, float scores) on every query, and reports how latency
+ * grows from the smallest size to the largest.
+ *
+ * The index is built in process (CollectionLexicalIndex.add), not through the REST API, to keep a
+ * 1M-chunk run to minutes: the times are of the search itself, without HTTP or the search
+ * pipeline around it. Chunks: 1-3 SciFact abstract sentences each (random picks, so 1M chunks
+ * are not 1M copies of 5k abstracts) when ../shared/eval/scifact is there, generated SciFact-like
+ * sentences otherwise; queries: SciFact's train claims, or generated claims.
+ *
+ *   npm run bench:kb-scale                    (100k and 1M chunks)
+ *   npm run bench:kb-scale -- 100000          (sizes as arguments; BENCH_QUICK=1: 100k only)
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { CollectionLexicalIndex, type LexicalChunk } from '../../src/kb/lexical-index.ts';
+import { stopWordSet } from '../../src/retrieval/stop-words.ts';
+import { Analyzer } from '../../src/retrieval/tokenizer.ts';
+import { log, QUICK, quantile, round, runStandalone, SCIFACT, SectionBuilder } from './harness.ts';
+import { lcg, sciFactLike } from './kb-scale-corpus.ts';
+
+const argSizes = process.argv.slice(2).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const SIZES = argSizes.length > 0 ? argSizes : QUICK ? [100_000] : [100_000, 1_000_000];
+const K = 10;
+const QUERIES = 200;
+
+interface Source {
+  kind: string;
+  chunk: () => string;
+  queries: string[];
+}
+
+function source(): Source {
+  const queriesFile = path.join(path.dirname(SCIFACT), 'queries.train.jsonl');
+  if (fs.existsSync(SCIFACT) && fs.existsSync(queriesFile)) {
+    const sentences: string[] = [];
+    for (const line of fs.readFileSync(SCIFACT, 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const d = JSON.parse(line) as { title: string; text: string };
+      sentences.push(d.title);
+      for (const s of d.text.split(/(?<=[.!?])\s+(?=[A-Z])/)) if (s.length > 20) sentences.push(s);
+    }
+    const queries = fs
+      .readFileSync(queriesFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => (JSON.parse(l) as { text: string }).text);
+    const r = lcg(7);
+    const pick = () => sentences[Math.floor(r() * sentences.length)];
+    return {
+      kind: `SciFact corpus sentences (${sentences.length}), 1-3 random ones per chunk; SciFact train claims as queries`,
+      chunk: () => {
+        const n = 1 + Math.floor(r() * 3);
+        let s = pick();
+        for (let i = 1; i < n; i++) s += ` ${pick()}`;
+        return s;
+      },
+      queries: queries.slice(0, QUERIES),
+    };
+  }
+  const gen = sciFactLike(3);
+  return { kind: 'generated SciFact-like sentences and claims (../shared/eval/scifact absent)', chunk: gen.next, queries: Array.from({ length: QUERIES }, gen.query) };
+}
+
+const STOPS = stopWordSet('extended') ?? new Set<string>();
+
+/**
+ * FTS5's query for a claim: any of its words (FTS5's default AND finds almost nothing for a
+ * claim), less the stop words our analyzer drops too (else FTS5 walks "the" and "of" and loses
+ * by a wide margin for that alone).
+ */
+function ftsMatch(q: string): string {
+  const words = [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].filter((w) => !STOPS.has(w));
+  return words.map((w) => `"${w}"`).join(' OR ');
+}
+
+const pct = (xs: number[], p: number) => round(quantile([...xs].sort((a, b) => a - b), p));
+
+await runStandalone(async () => {
+  const src = source();
+  const b = new SectionBuilder('kb-scale', 'Lexical search at 100k and 1M chunks', { sizes: SIZES, k: K, queries: src.queries.length, source: src.kind });
+  b.note('Built in process (CollectionLexicalIndex.add and an FTS5 table in a temporary SQLite file), not through the REST API: latencies are of the search call itself, no HTTP or pipeline around it.');
+  b.note('The three run round-robin per query (pruned, exhaustive, FTS5) after a warm-up pass; the machine is shared (2 cores, other jobs running), so read the ratios, which come from the same runs.');
+  b.note(`Chunks: ${src.kind}.`);
+  const lat = b.table('Top-10 latency (ms, in process)', ['chunks', 'pruned p50', 'pruned p95', 'exhaustive p50', 'exhaustive p95', 'FTS5 p50', 'FTS5 p95', 'exhaustive / pruned (p50)', 'FTS5 / pruned (p50)', 'identical']);
+  const build = b.table('Build', ['chunks', 'index add s', 'index heap MB (approx)', 'FTS5 insert s', 'terms']);
+  const analyzer = new Analyzer();
+  const p50s: Array<{ n: number; pruned: number; exhaustive: number; fts: number }> = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-kb-scale-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const n of SIZES) {
+    log(`building ${n} chunks`);
+    const idx = new CollectionLexicalIndex(analyzer);
+    const db = new Database(path.join(dir, `fts-${n}.db`));
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.exec(`CREATE VIRTUAL TABLE d USING fts5(text, tokenize = 'porter unicode61')`);
+    const ins = db.prepare('INSERT INTO d (rowid, text) VALUES (?, ?)');
+    let addMs = 0;
+    let ftsMs = 0;
+    const BATCH = 10_000;
+    for (let at = 0; at < n; at += BATCH) {
+      const batch: LexicalChunk[] = [];
+      for (let i = at; i < Math.min(n, at + BATCH); i++) batch.push({ id: i + 1, text: src.chunk(), heading_path: [] });
+      let t0 = performance.now();
+      idx.add(batch);
+      addMs += performance.now() - t0;
+      t0 = performance.now();
+      db.transaction(() => {
+        for (const c of batch) ins.run(c.id, c.text);
+      })();
+      ftsMs += performance.now() - t0;
+    }
+    build.rows.push([n, round(addMs / 1000, 1), round(idx.approxBytes / 1024 / 1024), round(ftsMs / 1000, 1), idx.vocabularySize]);
+    const sel = db.prepare('SELECT rowid AS r FROM d WHERE d MATCH ? ORDER BY bm25(d) LIMIT 10');
+
+    // Warm-up (and the block maxima of every query term built once, as a searched index has them).
+    let identical = 0;
+    let differing = 0;
+    for (const q of src.queries) {
+      const pruned = idx.search(q, K);
+      const full = idx.searchExhaustive(q, K);
+      if (JSON.stringify(pruned) === JSON.stringify(full)) identical++;
+      else differing++;
+      sel.all(ftsMatch(q));
+    }
+    const t: Record<'pruned' | 'exhaustive' | 'fts', number[]> = { pruned: [], exhaustive: [], fts: [] };
+    for (const q of src.queries) {
+      const m = ftsMatch(q);
+      let t0 = performance.now();
+      idx.search(q, K);
+      t.pruned.push(performance.now() - t0);
+      t0 = performance.now();
+      idx.searchExhaustive(q, K);
+      t.exhaustive.push(performance.now() - t0);
+      t0 = performance.now();
+      if (m) sel.all(m);
+      t.fts.push(performance.now() - t0);
+    }
+    db.close();
+    const row = { n, pruned: pct(t.pruned, 0.5), exhaustive: pct(t.exhaustive, 0.5), fts: pct(t.fts, 0.5) };
+    p50s.push(row);
+    lat.rows.push([n, row.pruned, pct(t.pruned, 0.95), row.exhaustive, pct(t.exhaustive, 0.95), row.fts, pct(t.fts, 0.95), round(row.exhaustive / row.pruned), round(row.fts / row.pruned), `${identical}/${identical + differing}`]);
+    b.check(`pruned = exhaustive at ${n} chunks`, differing === 0, `${identical} of ${identical + differing} top-${K} answers identical (ids, order, float scores)`);
+    b.section.data[`ms_${n}`] = t;
+    log(`${n}: pruned p50 ${row.pruned} ms, exhaustive ${row.exhaustive} ms, FTS5 ${row.fts} ms`);
+  }
+
+  if (p50s.length > 1) {
+    const first = p50s[0];
+    const last = p50s[p50s.length - 1];
+    const g = b.table(`Growth of p50 from ${first.n} to ${last.n} chunks (x${round(last.n / first.n)} the chunks)`, ['search', 'growth']);
+    g.rows.push(['pruned', round(last.pruned / first.pruned)], ['exhaustive', round(last.exhaustive / first.exhaustive)], ['FTS5', round(last.fts / first.fts)]);
+    b.check('pruned p50 grows x3 or less', last.pruned / first.pruned <= 3, `x${round(last.pruned / first.pruned)} (issue 23's goal)`);
+  }
+  return b.finish();
+});
