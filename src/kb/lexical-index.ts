@@ -15,6 +15,11 @@
  * leaves a tombstone; past ~25% tombstones the whole index is compacted (slots renumbered, dead
  * postings and unused terms dropped). Adds run as steps, so big batches go in time slices.
  *
+ * Search: exact top k by MaxScore over block maxima (src/kb/lexical-pruned.ts), which skips the
+ * postings that cannot reach the top k; the maxima are built per term at its first query and kept
+ * valid across adds and removes, so the snapshot format is unchanged. searchExhaustive, which
+ * scores every posting, stays as the reference the pruned answers equal to the float.
+ *
  * Snapshot: a compact binary form (typed arrays behind a small JSON header carrying the format
  * version, the analyzer signature, the parameters and the identity of the database whose chunk
  * ids it holds; a sha256 trailer), loaded without re-tokenizing anything. Chunk ids are only
