@@ -37,10 +37,17 @@ function originAllowed(origin: string, port: number | null): boolean {
 const hostGuardPlugin: FastifyPluginAsync = async (app) => {
   if (!isLoopbackHost(app.config.HOST)) return;
   const extra = new Set(app.config.allowedOrigins.map((o) => o.toLowerCase()));
+  // The port is read once when the server starts listening, not from the socket on every request.
+  let port: number | null = null;
+  app.server.on('listening', () => {
+    port = listeningPort(app);
+  });
+  app.server.on('close', () => {
+    port = null;
+  });
   app.addHook('onRequest', async (request, reply) => {
     // The health probe comes from the machine itself, with whatever Host the probe tool sends.
     if (request.routeOptions.url === '/health') return;
-    const port = listeningPort(app);
     const host = request.headers.host ?? '';
     if (!extra.has(host.toLowerCase()) && !hostAllowed(host, port, 80)) {
       return sendError(request, reply, 'URL_NOT_ALLOWED', `Host header not allowed: ${JSON.stringify(host.slice(0, 100))}`);

@@ -7,14 +7,26 @@
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
 import { toolError } from '../src/errors.ts';
-import { jsonNestingExceeds, TOO_DEEP_MESSAGE } from '../src/json-limits.ts';
+import { jsonNestingExceeds, MAX_JSON_DEPTH, TOO_DEEP_MESSAGE } from '../src/json-limits.ts';
+
+/**
+ * Whether the text has more than `max` opening brackets at all: a body with fewer cannot nest
+ * deeper, and counting them with indexOf is a fraction of the character-by-character walk that
+ * jsonNestingExceeds does (which is then only run on bodies that could fail it).
+ */
+export function hasMoreBracketsThan(text: string, max: number): boolean {
+  let n = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++n > max) return true;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++n > max) return true;
+  return false;
+}
 
 const jsonBodyPlugin: FastifyPluginAsync = async (app) => {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig;
   const parse = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (jsonNestingExceeds(body as string)) {
+    if (hasMoreBracketsThan(body as string, MAX_JSON_DEPTH) && jsonNestingExceeds(body as string)) {
       done(toolError('VALIDATION_ERROR', TOO_DEEP_MESSAGE), undefined);
       return;
     }

@@ -20,15 +20,6 @@ import { toolError } from '../src/errors.ts';
 import type { Readable } from 'node:stream';
 import { omitProperty } from '../src/tools/validate-input.ts';
 
-/** Aborted when the client goes away before the response is written. */
-function clientGoneSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
-
 /** The input split by where it travels: path parameters, and the rest (body or querystring). */
 interface InputParts {
   params: TObject | null;
@@ -89,7 +80,8 @@ function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: Fastify
       // Fastify's logger is the pino instance given to buildApp.
       log: request.log as unknown as Logger,
       requestId: request.id,
-      signal: clientGoneSignal(reply),
+      // The client going away before the answer is written cancels the call (run-tool follows the response).
+      response: reply.raw,
       // Shutdown past SHUTDOWN_TIMEOUT answers the call 503 SHUTTING_DOWN (plugins/shutdown.ts).
       shutdownSignal: app.shutdownSignal,
       upload,
@@ -103,7 +95,7 @@ function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: Fastify
 }
 
 function jsonRoute(app: FastifyInstance, tool: AnyTool): RouteOptions {
-  const part = tool.rest.method === 'POST' ? 'body' : 'querystring';
+  const part = tool.rest.method === 'POST' || tool.rest.method === 'PATCH' ? 'body' : 'querystring';
   return {
     method: tool.rest.method,
     url: tool.rest.path,

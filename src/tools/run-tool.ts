@@ -35,6 +35,18 @@ export interface RunToolOptions {
   transport: string;
   /** The key making the call; absent: full access (auth off, or a call the server makes itself). */
   principal?: Principal;
+  /**
+   * REST: the HTTP response; the call is cancelled when it closes before it was written (the
+   * client went away). Followed directly, so a call needs no second AbortController for it.
+   */
+  response?: ClosingResponse;
+}
+
+/** The part of an http.ServerResponse runTool follows. */
+export interface ClosingResponse {
+  readonly writableFinished: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
 }
 
 /** Milliseconds a call of this tool may take: its class timeout, capped by REQUEST_TIMEOUT. */
@@ -42,14 +54,26 @@ export function toolTimeoutMs(tool: AnyTool, config: Pick<Config, 'REQUEST_TIMEO
   return Math.round(Math.min(TIMEOUT_SECONDS[tool.timeoutClass], config.REQUEST_TIMEOUT) * 1000);
 }
 
+/** The reason a finished call's signal is aborted with: one error for every call (building one, with its stack, per call was a measurable part of a small call). */
+const CALL_ENDED = toolError('PROCESSING_ERROR', 'The call has ended');
+const CLIENT_GONE_MESSAGE = 'The request was cancelled by the client';
+
+/** Whether `log` writes at info: a test double without isLevelEnabled is taken to write everything. */
+const writesInfo = (log: Logger): boolean => (typeof log.isLevelEnabled === 'function' ? log.isLevelEnabled('info') : true);
+
 export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOptions): Promise<unknown> {
   const timeoutMs = toolTimeoutMs(tool, opts.services.config);
   const principal = opts.principal ?? FULL_ACCESS;
-  const log = opts.log.child({ tool: tool.name, request_id: opts.requestId, transport: opts.transport, ...(principal === FULL_ACCESS ? {} : { key: principal.name }) });
+  // The call's child logger is made when something logs through it (its bindings are serialized
+  // at creation): a quiet successful call at LOG_LEVEL=warn never needs one.
+  let child: Logger | undefined;
+  const callLog = (): Logger =>
+    (child ??= opts.log.child({ tool: tool.name, request_id: opts.requestId, transport: opts.transport, ...(principal === FULL_ACCESS ? {} : { key: principal.name }) }));
+  const logInfo = writesInfo(opts.log);
   try {
     authorizeCall(tool, input, principal);
   } catch (err) {
-    log.info({ event: 'tool.denied', code: (err as { code?: string }).code }, 'tool.denied');
+    callLog().info({ event: 'tool.denied', code: (err as { code?: string }).code }, 'tool.denied');
     throw err;
   }
   const controller = new AbortController();
@@ -58,61 +82,72 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
 
   let timer: NodeJS.Timeout | undefined;
   const unlink: (() => void)[] = [];
-  // Settles only with a rejection: whichever of timeout / caller abort comes first.
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = toolError('TIMEOUT', `${tool.name} did not finish within ${timeoutMs / 1000} s`);
-      controller.abort(err);
-      reject(err);
-    }, timeoutMs);
-    timer.unref?.();
-    const stop = (signal: AbortSignal) => {
-      // A coded reason (the server shutting down) is the answer; anything else is the client leaving.
-      const reason: unknown = signal.reason;
-      const err = isToolError(reason) ? reason : toolError('PROCESSING_ERROR', 'The request was cancelled by the client');
-      controller.abort(err);
-      reject(err);
-    };
-    for (const signal of [opts.signal, opts.shutdownSignal]) {
-      if (!signal) continue;
-      if (signal.aborted) {
-        stop(signal);
-        break;
-      }
-      const listener = () => stop(signal);
-      signal.addEventListener('abort', listener, { once: true });
-      unlink.push(() => signal.removeEventListener('abort', listener));
-    }
-  });
-
-  log.info({ event: 'tool.start', timeout_ms: timeoutMs, upload_bytes: opts.upload?.bytes.byteLength }, 'tool.start');
-  const work = Promise.resolve().then(() =>
-    tool.handler(input, {
-      signal: controller.signal,
-      log,
-      requestId: opts.requestId,
-      services: opts.services,
-      upload: opts.upload,
-      tools: opts.tools,
-      transport: opts.transport,
-      principal,
-      ...(opts.progress ? { progress: opts.progress } : {}),
-      ...(opts.roots ? { roots: opts.roots } : {}),
-    }),
-  );
-  // A handler that keeps running after a timeout must not surface as an unhandled rejection.
-  work.catch(() => {});
+  if (logInfo) callLog().info({ event: 'tool.start', timeout_ms: timeoutMs, upload_bytes: opts.upload?.bytes.byteLength }, 'tool.start');
   try {
-    const output = await Promise.race([work, guard]);
-    log.info({ event: 'tool.success', elapsed_ms: elapsed() }, 'tool.success');
+    // One promise settles the call: the handler's answer, the timeout or the caller's abort,
+    // whichever comes first (no separate guard promise and race per call).
+    const output = await new Promise<unknown>((resolve, reject) => {
+      const fail = (err: ToolError) => {
+        controller.abort(err);
+        reject(err);
+      };
+      timer = setTimeout(() => fail(toolError('TIMEOUT', `${tool.name} did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+      timer.unref?.();
+      // A coded reason (the server shutting down) is the answer; anything else is the client leaving.
+      const stop = (reason: unknown) => fail(isToolError(reason) ? reason : toolError('PROCESSING_ERROR', CLIENT_GONE_MESSAGE));
+      for (const signal of [opts.signal, opts.shutdownSignal]) {
+        if (!signal) continue;
+        if (signal.aborted) {
+          stop(signal.reason);
+          return;
+        }
+        const listener = () => stop(signal.reason);
+        signal.addEventListener('abort', listener, { once: true });
+        unlink.push(() => signal.removeEventListener('abort', listener));
+      }
+      const response = opts.response;
+      if (response) {
+        // The HTTP response closing before it was written: the client went away.
+        const onClose = () => {
+          if (!response.writableFinished) stop(undefined);
+        };
+        response.once('close', onClose);
+        unlink.push(() => response.off('close', onClose));
+      }
+      // A handler that throws synchronously rejects like one that rejects; a handler that keeps
+      // running after a timeout settles a promise nobody waits for any more, which is harmless.
+      let work: Promise<unknown>;
+      try {
+        work = Promise.resolve(
+          tool.handler(input, {
+            signal: controller.signal,
+            get log() {
+              return callLog();
+            },
+            requestId: opts.requestId,
+            services: opts.services,
+            upload: opts.upload,
+            tools: opts.tools,
+            transport: opts.transport,
+            principal,
+            ...(opts.progress ? { progress: opts.progress } : {}),
+            ...(opts.roots ? { roots: opts.roots } : {}),
+          }),
+        );
+      } catch (err) {
+        work = Promise.reject(err);
+      }
+      work.then(resolve, reject);
+    });
+    if (logInfo) callLog().info({ event: 'tool.success', elapsed_ms: elapsed() }, 'tool.success');
     return output;
   } catch (err) {
-    throw logFailure(err, controller.signal, log, elapsed());
+    throw logFailure(err, controller.signal, callLog(), elapsed());
   } finally {
     clearTimeout(timer);
     for (const remove of unlink) remove();
     // Whatever the outcome, anything the handler left running is told to stop.
-    if (!controller.signal.aborted) controller.abort(toolError('PROCESSING_ERROR', 'The call has ended'));
+    if (!controller.signal.aborted) controller.abort(CALL_ENDED);
   }
 }
 
