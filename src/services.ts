@@ -21,6 +21,7 @@ import { KnowledgeBase } from './kb/knowledge-base.ts';
 import type { KbStoreApi, KnowledgeBaseApi } from './kb/types.ts';
 import { RedisConnection } from './redis/connection.ts';
 import { SharedDownloadCache } from './cache/shared-download-cache.ts';
+import { SourceService } from './kb/sources/source-service.ts';
 
 /** A cache kept outside process memory (persisted indexes on disk, downloads in Redis); manage_cache reports and clears it with the memory layers. */
 export interface DiskCache {
@@ -63,6 +64,8 @@ export interface Services {
   disk: DiskHealth;
   /** Collections, ingestion jobs and collection search under DATA_DIR/kb (STORAGE_UNAVAILABLE when its store cannot open). */
   kb: KnowledgeBaseApi;
+  /** A collection's sources (folders, sites, URL lists) kept in step by syncs, schedules and watchers (src/kb/sources/). */
+  sources: SourceService;
   /** The start-up sweep of what killed processes left in DATA_DIR (resolves when done; never rejects). */
   swept: Promise<void>;
   /** The Redis connection when REDIS_URL is set (started by plugins/services.ts), else null: all state in-process. */
@@ -138,6 +141,9 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]],
   });
   const kb = new KnowledgeBase({ config, documents, caches, models, log, ...(opts.openKbStore ? { openStore: opts.openKbStore } : {}), namedDirs: [['MODELS_DIR', config.modelsDir], ['DATA_DIR', config.dataDir]] });
+  const sources = new SourceService({ config, kb, probe: (url, call) => documents.probe(url, call), log });
+  // Schedules, watchers and rescans (SOURCES_SCHEDULER, SOURCES_WATCH); their timers do not hold the process open.
+  sources.start();
   // Eager, non-blocking: /health answers while models load; a missing model is remembered, not retried.
   if (opts.startModels !== false) models.start();
 
@@ -204,10 +210,12 @@ export function createServices(config: Readonly<Config>, opts: CreateServicesOpt
     indexes,
     disk,
     kb,
+    sources,
     swept,
     redis,
     async close() {
-      // Jobs first: their documents use the extraction pool and OCR until they stop.
+      // Syncs first (they wait on jobs), then jobs: their documents use the extraction pool and OCR until they stop.
+      await sources.close();
       await kb.close();
       caches.clear();
       await documents.close();

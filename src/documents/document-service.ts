@@ -18,7 +18,7 @@ import { detectType, type DetectedType } from './detect-type.ts';
 import { FORMATS, KINDS } from './formats.ts';
 import { abortError } from '../util/abort.ts';
 import { errorText } from '../util/error-text.ts';
-import { Downloader, type DownloaderOptions } from './download.ts';
+import { Downloader, type DownloaderOptions, type ProbeResponse } from './download.ts';
 import { DEFAULT_EXTRACTORS, type ExtractorTable } from './extractor-table.ts';
 import type { ResolveAll } from './guarded-lookup.ts';
 import { SingleFlight } from '../util/single-flight.ts';
@@ -154,6 +154,14 @@ export class DocumentService {
       downloads_in_flight: this.downloads.size,
       extractions_in_flight: this.extractions.size,
     };
+  }
+
+  /**
+   * One uncached GET with extra headers (conditional requests of source syncs and the site
+   * crawler), through the same address policy, redirect checks and byte cap as every download.
+   */
+  probe(url: string, call: { headers: Record<string, string>; signal: AbortSignal }): Promise<ProbeResponse> {
+    return this.downloader.probe(url, call);
   }
 
   /** The raw bytes of a URL (download cache, coalesced) or of an upload. */

@@ -89,6 +89,15 @@ class RetryableFailure extends Error {
   }
 }
 
+/** What probe() answers: the final response after redirects (a body only for 2xx). */
+export interface ProbeResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+  final_url: string;
+}
+
 const downloadAborted = (signal: AbortSignal) => abortError(signal, 'Download');
 
 const header = (h: Record<string, string | string[] | undefined>, name: string): string | undefined => {
@@ -199,6 +208,75 @@ export class Downloader {
       signal,
       abortReason: downloadAborted,
     });
+  }
+
+  /**
+   * One GET with the caller's extra headers (conditional requests of source syncs: If-None-Match,
+   * If-Modified-Since), redirects followed by hand with every hop checked as download() checks it,
+   * and the same byte cap. Unlike download() it answers every final status (304, 404, 5xx) instead
+   * of throwing, and does not retry: a sync reports a transient failure and keeps the old version.
+   * Network failures throw DOWNLOAD_ERROR with `transient` set when another try may cure them.
+   */
+  async probe(rawUrl: string, call: { headers: Record<string, string>; signal: AbortSignal }): Promise<ProbeResponse> {
+    if (this.closing) throw toolError('DOWNLOAD_ERROR', 'Download refused: the server is shutting down');
+    const own = new AbortController();
+    const signal = AbortSignal.any([call.signal, own.signal]);
+    const running = this.probeHops(rawUrl, call.headers, signal);
+    const tracked = running.then(() => ({}) as DownloadedFile, () => ({}) as DownloadedFile);
+    this.active.set(own, tracked);
+    try {
+      return await running;
+    } catch (err) {
+      if (err instanceof RetryableFailure) throw Object.assign(err.error, { transient: true });
+      throw err;
+    } finally {
+      this.active.delete(own);
+    }
+  }
+
+  private async probeHops(rawUrl: string, extra: Record<string, string>, signal: AbortSignal): Promise<ProbeResponse> {
+    let url = checkRequestUrl(rawUrl, this.opts.policy);
+    const { guarded, open, request } = await (this.pools ??= this.makePools());
+    for (let hop = 0; ; hop++) {
+      const dispatcher = bypassesAddressCheck(url, this.opts.policy) ? open : guarded;
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, {
+          dispatcher,
+          method: 'GET',
+          signal,
+          headers: { 'user-agent': this.opts.userAgent, accept: '*/*', 'accept-encoding': 'gzip, deflate, br', ...extra },
+        });
+      } catch (err) {
+        throw this.mapNetworkError(err, url, signal);
+      }
+      const status = res.statusCode;
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      if (REDIRECT_STATUSES.has(status) && headers.location) {
+        await res.body.dump().catch(() => undefined);
+        if (hop >= this.opts.maxRedirects) throw toolError('DOWNLOAD_ERROR', `Too many redirects (more than ${this.opts.maxRedirects}) starting at ${rawUrl.slice(0, 200)}`);
+        let next: string;
+        try {
+          next = new URL(headers.location, url).href;
+        } catch {
+          throw toolError('DOWNLOAD_ERROR', `HTTP ${status} redirect to an invalid Location from ${url.host}`);
+        }
+        try {
+          url = checkRequestUrl(next, this.opts.policy);
+        } catch (err) {
+          if (isToolError(err) && err.code === 'URL_NOT_ALLOWED') throw toolError('URL_NOT_ALLOWED', `Redirect refused: ${err.message}`);
+          throw toolError('DOWNLOAD_ERROR', `Redirect to an invalid URL from ${url.host}`, err);
+        }
+        continue;
+      }
+      if (status >= 200 && status < 300) {
+        const file = await this.readBody(res, url, signal);
+        return { status, headers, body: file.bytes, final_url: url.href };
+      }
+      await res.body.dump().catch(() => undefined);
+      return { status, headers, body: Buffer.alloc(0), final_url: url.href };
+    }
   }
 
   /** Lets in-flight downloads finish for up to graceMs, then cancels them and closes the pools. */

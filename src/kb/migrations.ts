@@ -139,7 +139,47 @@ export const MIGRATIONS: readonly Migration[] = [
   // A job that names folders walks them in parts as its documents drain (folder-feed.ts): where
   // the walk stands is written in the job's row with its items, in one statement.
   { version: 5, name: 'jobs.feed', up: (db) => db.exec('ALTER TABLE jobs ADD COLUMN feed TEXT') },
+  // Sources that keep a collection in step with a folder, a site or a list of URLs (issue 25,
+  // src/kb/sources/): their settings and last sync, a lease so one sync of a source runs at a time
+  // across processes, and per source what each key (path or normalised URL) last was.
+  { version: 6, name: 'sources', up: (db) => db.exec(V6_SOURCES) },
 ];
+
+const V6_SOURCES = `
+CREATE TABLE sources (
+  id             TEXT PRIMARY KEY,
+  collection_id  INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  kind           TEXT NOT NULL CHECK (kind IN ('folder', 'site', 'urls')),
+  settings       TEXT NOT NULL,
+  sync_every     INTEGER,
+  watch          INTEGER NOT NULL DEFAULT 0,
+  created_at     TEXT NOT NULL,
+  updated_at     TEXT NOT NULL,
+  sync_seq       INTEGER NOT NULL DEFAULT 0,
+  last_sync_at   TEXT,
+  last_status    TEXT,
+  last_job_id    TEXT,
+  counts         TEXT,
+  last_error     TEXT,
+  notes          TEXT,
+  lease_owner    TEXT,
+  lease_expires  INTEGER
+) STRICT;
+CREATE INDEX sources_by_collection ON sources(collection_id, created_at);
+
+-- key: the file's real path or the normalised URL; stamp: size:mtime of a file (a cheap unchanged check).
+CREATE TABLE source_documents (
+  source_id      TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+  key            TEXT NOT NULL,
+  document_id    TEXT,
+  content_sha256 TEXT,
+  etag           TEXT,
+  last_modified  TEXT,
+  stamp          TEXT,
+  last_seen_sync INTEGER NOT NULL,
+  PRIMARY KEY (source_id, key)
+) STRICT;
+`;
 
 function migrateReadOrder(db: KbDatabase): void {
   db.exec('ALTER TABLE documents ADD COLUMN read_seq INTEGER');

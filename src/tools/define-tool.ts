@@ -98,10 +98,10 @@ export interface ToolExample<T = unknown> {
 /**
  * How a tool is served over REST. Path parameters (`/v1/collections/:name/search`) are fields of the
  * input schema: they are validated with the same property schemas and merged into the input. GET
- * and DELETE take the other fields from the querystring (types coerced), POST from the JSON body.
+ * and DELETE take the other fields from the querystring (types coerced), POST and PATCH from the JSON body.
  */
 export interface RestBinding {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   /** The success status: 200 by default, 201 for a creation, 202 for an accepted job. */
   status?: 200 | 201 | 202;

@@ -31,6 +31,11 @@ import { searchCollectionTool } from './kb/search-collection.ts';
 import { getJobTool } from './kb/get-job.ts';
 import { listJobsTool } from './kb/list-jobs.ts';
 import { cancelJobTool } from './kb/cancel-job.ts';
+import { listSourcesTool } from './kb/list-sources.ts';
+import { addSourceTool } from './kb/add-source.ts';
+import { updateSourceTool } from './kb/update-source.ts';
+import { deleteSourceTool } from './kb/delete-source.ts';
+import { syncSourceTool } from './kb/sync-source.ts';
 
 export const tools: readonly AnyTool[] = [
   processDocumentTool,
@@ -61,4 +66,10 @@ export const tools: readonly AnyTool[] = [
   getJobTool,
   listJobsTool,
   cancelJobTool,
+  // Sources a collection is kept in step with (src/kb/sources/); update and delete are REST only.
+  listSourcesTool,
+  addSourceTool,
+  updateSourceTool,
+  deleteSourceTool,
+  syncSourceTool,
 ];

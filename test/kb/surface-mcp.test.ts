@@ -9,8 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { kbWorld, listenLoopback } from './surface-fixtures.ts';
 
-const MCP_KB_TOOLS = ['list_collections', 'ingest_documents', 'list_documents', 'delete_document', 'search_collection', 'get_job'];
-const REST_ONLY = ['create_collection', 'get_collection', 'delete_collection', 'get_document', 'list_document_chunks', 'reingest_document', 'list_jobs', 'cancel_job'];
+const MCP_KB_TOOLS = ['list_collections', 'ingest_documents', 'list_documents', 'delete_document', 'search_collection', 'get_job', 'list_sources', 'add_source', 'sync_source'];
+const REST_ONLY = ['create_collection', 'get_collection', 'delete_collection', 'get_document', 'list_document_chunks', 'reingest_document', 'list_jobs', 'cancel_job', 'update_source', 'delete_source'];
 
 t.test('MCP: KB tools, progress notifications, search, resources', async (t) => {
   const { app, urls } = await kbWorld(t);
@@ -22,10 +22,10 @@ t.test('MCP: KB tools, progress notifications, search, resources', async (t) => 
   const { tools } = await client.listTools();
   const names = tools.map((x) => x.name);
   t.same(names.slice(0, 13), app.tools.slice(0, 13).map((x) => x.name), 'the 13 document tools first, as before');
-  t.same(names.slice(13), MCP_KB_TOOLS, 'then the six knowledge-base tools');
+  t.same(names.slice(13), MCP_KB_TOOLS, 'then the knowledge-base tools (six, and the three source tools)');
   for (const name of REST_ONLY) t.notOk(names.includes(name), `${name} is REST only`);
   const ann = (name: string) => tools.find((x) => x.name === name)!.annotations!;
-  for (const name of ['list_collections', 'list_documents', 'search_collection', 'get_job']) {
+  for (const name of ['list_collections', 'list_documents', 'search_collection', 'get_job', 'list_sources']) {
     t.equal(ann(name).readOnlyHint, true, `${name} read-only`);
     t.equal(ann(name).destructiveHint, false);
   }

@@ -26,6 +26,11 @@ t.test('OpenAPI: KB paths, path parameters, statuses, schemas and the event stre
     ['/v1/jobs', 'get', 'list_jobs', '200'],
     ['/v1/jobs/{job_id}', 'get', 'get_job', '200'],
     ['/v1/jobs/{job_id}/cancel', 'post', 'cancel_job', '200'],
+    ['/v1/collections/{name}/sources', 'get', 'list_sources', '200'],
+    ['/v1/collections/{name}/sources', 'post', 'add_source', '201'],
+    ['/v1/collections/{name}/sources/{source_id}', 'patch', 'update_source', '200'],
+    ['/v1/collections/{name}/sources/{source_id}', 'delete', 'delete_source', '200'],
+    ['/v1/collections/{name}/sources/{source_id}/sync', 'post', 'sync_source', '202'],
   ];
   for (const [path, method, id, status] of expected) {
     const o = op(path, method);
