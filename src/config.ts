@@ -95,6 +95,34 @@ export const ConfigSchema = Type.Object({
   INGEST_STALLED_SECONDS: Int(30, 2, 3_600),
   /** Seconds one document of an ingestion job may take (download, extraction, embedding) before it fails. */
   INGEST_DOCUMENT_TIMEOUT: Type.Number({ default: 3_600, exclusiveMinimum: 0, maximum: 7 * 86_400 }),
+  /** Sources (issue 25): run scheduled syncs (a source's sync_every) in this process; a lease keeps one sync of a source at a time across processes. */
+  SOURCES_SCHEDULER: Bool(true),
+  /** Seconds between the scheduler's looks for sources that are due. */
+  SOURCES_SCHEDULER_TICK_SECONDS: Int(15, 1, 3_600),
+  /** Whether site sources may have a schedule (sync_every); off: sites sync on demand only. */
+  SOURCES_SITE_SCHEDULE: Bool(false),
+  /** Folder sources with watch on are synced on file change (fs.watch, debounced). */
+  SOURCES_WATCH: Bool(true),
+  /** Milliseconds of quiet after a file change before the folder is synced. */
+  SOURCES_WATCH_DEBOUNCE_MS: Int(2_000, 10, 600_000),
+  /** Seconds between rescans of watched folders (the safety net where watching misses changes); 0: none. */
+  SOURCES_RESCAN_SECONDS: Int(600, 0, 30 * 86_400),
+  /** Seconds a sync's lease lasts without renewal (a process that died mid-sync holds it this long at most). */
+  SOURCES_LEASE_SECONDS: Int(60, 5, 3_600),
+  /** Whether MCP clients may add site sources with add_source (REST always may; folders and URL lists are allowed over MCP). */
+  SOURCES_MCP_ADD_SITE: Bool(false),
+  /** User agent of source syncs and the site crawler (robots.txt rules are read for it). */
+  CRAWL_USER_AGENT: Type.String({ default: 'rag-document-server-crawler/1.0', minLength: 1, maxLength: 200 }),
+  /** Milliseconds between two requests of a crawl to one host. */
+  CRAWL_DELAY_MS: Int(500, 0, 60_000),
+  /** Requests of a crawl in flight to one host at once. */
+  CRAWL_CONCURRENCY: Int(1, 1, 2),
+  /** Milliseconds one request of a sync or crawl may take before it counts as a transient failure. */
+  CRAWL_REQUEST_TIMEOUT_MS: Int(30_000, 100, 600_000),
+  /** Defaults of a site source's limits (each source may set its own). */
+  CRAWL_MAX_PAGES: Int(500, 1, 100_000),
+  CRAWL_MAX_DEPTH: Int(5, 0, 50),
+  CRAWL_MAX_BYTES: Int(200 * 1024 * 1024, 1, 100 * 1024 ** 3),
   /** Pages of one PDF whose text is read (default as in src/extractors/pdf/pdf-page-limit.ts); later ones are noted in the content. */
   PDF_MAX_PAGES: Int(5_000, 1, 1_000_000),
   /** Extraction child processes at most; 0: from the CPU count (2 to 8). */
@@ -302,31 +330,3 @@ function resolveAllowedDirs(raw: string): string[] {
   }
   return out;
 }
-  /** Sources (issue 25): run scheduled syncs (a source's sync_every) in this process; a lease keeps one sync of a source at a time across processes. */
-  SOURCES_SCHEDULER: Bool(true),
-  /** Seconds between the scheduler's looks for sources that are due. */
-  SOURCES_SCHEDULER_TICK_SECONDS: Int(15, 1, 3_600),
-  /** Whether site sources may have a schedule (sync_every); off: sites sync on demand only. */
-  SOURCES_SITE_SCHEDULE: Bool(false),
-  /** Folder sources with watch on are synced on file change (fs.watch, debounced). */
-  SOURCES_WATCH: Bool(true),
-  /** Milliseconds of quiet after a file change before the folder is synced. */
-  SOURCES_WATCH_DEBOUNCE_MS: Int(2_000, 10, 600_000),
-  /** Seconds between rescans of watched folders (the safety net where watching misses changes); 0: none. */
-  SOURCES_RESCAN_SECONDS: Int(600, 0, 30 * 86_400),
-  /** Seconds a sync's lease lasts without renewal (a process that died mid-sync holds it this long at most). */
-  SOURCES_LEASE_SECONDS: Int(60, 5, 3_600),
-  /** Whether MCP clients may add site sources with add_source (REST always may; folders and URL lists are allowed over MCP). */
-  SOURCES_MCP_ADD_SITE: Bool(false),
-  /** User agent of source syncs and the site crawler (robots.txt rules are read for it). */
-  CRAWL_USER_AGENT: Type.String({ default: 'rag-document-server-crawler/1.0', minLength: 1, maxLength: 200 }),
-  /** Milliseconds between two requests of a crawl to one host. */
-  CRAWL_DELAY_MS: Int(500, 0, 60_000),
-  /** Requests of a crawl in flight to one host at once. */
-  CRAWL_CONCURRENCY: Int(1, 1, 2),
-  /** Milliseconds one request of a sync or crawl may take before it counts as a transient failure. */
-  CRAWL_REQUEST_TIMEOUT_MS: Int(30_000, 100, 600_000),
-  /** Defaults of a site source's limits (each source may set its own). */
-  CRAWL_MAX_PAGES: Int(500, 1, 100_000),
-  CRAWL_MAX_DEPTH: Int(5, 0, 50),
-  CRAWL_MAX_BYTES: Int(200 * 1024 * 1024, 1, 100 * 1024 ** 3),
