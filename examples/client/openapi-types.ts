@@ -320,6 +320,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/collections/{name}/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a collection's sources
+         * @description The sources a collection is kept in step with (folders, sites, URL lists): their settings, schedule, whether a sync runs now, and the last sync's status and counts (new, changed, unchanged, gone, failed, transient; requests and 304 answers). Start a sync with sync_source.
+         */
+        get: operations["list_sources"];
+        put?: never;
+        /**
+         * Add a source to a collection
+         * @description Attaches a source to a collection (created when missing) and, unless sync is false, starts its first sync in the background: kind "folder" (path: an absolute folder inside ALLOWED_DIRS, include/exclude globs, watch: sync on file change, default true), kind "urls" (urls: a fixed list), or kind "site" (start_url, scope host | prefix | {prefixes}, max_depth, max_pages, max_bytes, include/exclude URL globs, sitemap; over MCP only when the server enables SOURCES_MCP_ADD_SITE). sync_every: seconds between scheduled syncs. A sync ingests new and changed documents, skips unchanged ones (content hash; URLs by conditional requests), and deletes documents whose file or page is gone; transient failures never delete. Follow it with list_sources.
+         */
+        post: operations["add_source"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/collections/{name}/sources/{source_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a source
+         * @description Removes a source from its collection (a sync of it that runs is cancelled first). Its documents stay in the collection and are no longer kept in step; delete them with delete_document, or the collection, to remove them too.
+         */
+        delete: operations["delete_source"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a source
+         * @description Changes the settings of a source (the fields of its kind), its schedule (sync_every; null: none) or, for folders, watch. The kind cannot change. The next sync applies the change: documents the new settings leave out are deleted then.
+         */
+        patch: operations["update_source"];
+        trace?: never;
+    };
+    "/v1/collections/{name}/sources/{source_id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a source now
+         * @description Brings a collection in step with one of its sources now: new and changed documents are ingested (one ingestion job, see last_job_id), unchanged ones skipped (content hash; URLs by conditional requests answered 304), and documents whose file or page is gone (deleted, 404/410, out of scope) are deleted with the reason in their history. Timeouts, 5xx and network errors never delete: the old version stays and the failure is counted as transient. Waits up to wait_seconds (MCP default 20, REST default 0, at most 120) and returns the source; running tells whether the sync still runs. CONFLICT while a sync of the source already runs.
+         */
+        post: operations["sync_source"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/documents/process": {
         parameters: {
             query?: never;
@@ -2278,6 +2346,519 @@ export interface operations {
             415: components["responses"]["UNSUPPORTED_FORMAT"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            504: components["responses"]["TIMEOUT"];
+        };
+    };
+    list_sources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Collection name: lowercase letters, digits, "-" and "_", starting with a letter or digit (1-64 characters)
+                 * @example papers
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection's sources */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            collection: string;
+                            /** @description folder: files under a folder inside ALLOWED_DIRS; site: pages crawled from a start URL; urls: a fixed list of URLs */
+                            kind: "folder" | "site" | "urls";
+                            settings: {
+                                /** @description folder: the absolute folder */
+                                path?: string;
+                                /** @description folder: globs relative to the folder; site: URL patterns a page must match */
+                                include?: string[];
+                                /** @description folder: globs to leave out; site: URL patterns to leave out */
+                                exclude?: string[];
+                                /** @description urls: the URLs */
+                                urls?: string[];
+                                /** @description site: where the crawl starts */
+                                start_url?: string;
+                                /** @description host: the start URL's host; prefix: URLs under the start URL's path; or a list of URL prefixes */
+                                scope?: "host" | "prefix" | {
+                                    prefixes: string[];
+                                };
+                                /** @description site: links followed from the start URL at most */
+                                max_depth?: number;
+                                /** @description site: pages fetched at most per sync */
+                                max_pages?: number;
+                                /** @description site: bytes downloaded at most per sync */
+                                max_bytes?: number;
+                                /** @description site: also read sitemap.xml */
+                                sitemap?: boolean;
+                            };
+                            /** @description Seconds between scheduled syncs; null: on demand (and on file change) only */
+                            sync_every: number | null;
+                            /** @description folder: synced on file change (debounced), with a periodic rescan as the safety net */
+                            watch: boolean;
+                            created_at: string;
+                            updated_at: string;
+                            /** @description A sync of this source runs now (in any process) */
+                            running: boolean;
+                            /** @description When the last sync ended */
+                            last_sync_at: string | null;
+                            last_status: ("running" | "succeeded" | "partial" | "failed" | "cancelled") | null;
+                            /** @description The ingestion job of the last sync (null when nothing needed ingesting) */
+                            last_job_id: string | null;
+                            counts: {
+                                /** @description Documents ingested for the first time */
+                                new: number;
+                                /** @description Documents whose content changed (replaced) */
+                                changed: number;
+                                /** @description Documents found as they were (skipped; a URL answered 304 or the same content) */
+                                unchanged: number;
+                                /** @description Documents deleted because their file or page is gone or out of scope */
+                                gone: number;
+                                /** @description Documents that could not be read or ingested (the old version, if any, stays) */
+                                failed: number;
+                                /** @description Of the failed: timeouts, 5xx and network errors; never a reason to delete */
+                                transient: number;
+                                /** @description HTTP requests the sync sent to read the source (URL and site sources) */
+                                requests: number;
+                                /** @description Of those, answered 304 Not Modified */
+                                not_modified: number;
+                            } | null;
+                            /** @description Why the last sync failed or what failed in it */
+                            last_error: string | null;
+                            /** @description What the last sync wants known (limits reached, transient failures kept) */
+                            notes: string[];
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN_OR_URL_NOT_ALLOWED"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            429: components["responses"]["RATE_LIMITED"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            504: components["responses"]["TIMEOUT"];
+        };
+    };
+    add_source: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Collection name: lowercase letters, digits, "-" and "_", starting with a letter or digit (1-64 characters)
+                 * @example papers
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description folder: files under a folder inside ALLOWED_DIRS; site: pages crawled from a start URL; urls: a fixed list of URLs */
+                    kind: "folder" | "site" | "urls";
+                    /** @description folder: an absolute folder inside ALLOWED_DIRS */
+                    path?: string;
+                    /** @description folder: globs a file must match, relative to the folder; site: URL globs a page must match */
+                    include?: string[];
+                    /** @description folder: globs of files to leave out; site: URL globs of pages to leave out */
+                    exclude?: string[];
+                    /** @description urls: http(s) URLs (at most 1000) */
+                    urls?: string[];
+                    start_url?: string;
+                    /** @description host: the start URL's host; prefix: URLs under the start URL's path; or a list of URL prefixes */
+                    scope?: "host" | "prefix" | {
+                        prefixes: string[];
+                    };
+                    max_depth?: number;
+                    max_pages?: number;
+                    max_bytes?: number;
+                    sitemap?: boolean;
+                    /** @description Seconds between scheduled syncs (e.g. 3600); null or absent: no schedule */
+                    sync_every?: number | null;
+                    /** @description folder: sync on file change (default true for folders) */
+                    watch?: boolean;
+                    /** @description Start a first sync at once (default true) */
+                    sync?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        collection: string;
+                        /** @description folder: files under a folder inside ALLOWED_DIRS; site: pages crawled from a start URL; urls: a fixed list of URLs */
+                        kind: "folder" | "site" | "urls";
+                        settings: {
+                            /** @description folder: the absolute folder */
+                            path?: string;
+                            /** @description folder: globs relative to the folder; site: URL patterns a page must match */
+                            include?: string[];
+                            /** @description folder: globs to leave out; site: URL patterns to leave out */
+                            exclude?: string[];
+                            /** @description urls: the URLs */
+                            urls?: string[];
+                            /** @description site: where the crawl starts */
+                            start_url?: string;
+                            /** @description host: the start URL's host; prefix: URLs under the start URL's path; or a list of URL prefixes */
+                            scope?: "host" | "prefix" | {
+                                prefixes: string[];
+                            };
+                            /** @description site: links followed from the start URL at most */
+                            max_depth?: number;
+                            /** @description site: pages fetched at most per sync */
+                            max_pages?: number;
+                            /** @description site: bytes downloaded at most per sync */
+                            max_bytes?: number;
+                            /** @description site: also read sitemap.xml */
+                            sitemap?: boolean;
+                        };
+                        /** @description Seconds between scheduled syncs; null: on demand (and on file change) only */
+                        sync_every: number | null;
+                        /** @description folder: synced on file change (debounced), with a periodic rescan as the safety net */
+                        watch: boolean;
+                        created_at: string;
+                        updated_at: string;
+                        /** @description A sync of this source runs now (in any process) */
+                        running: boolean;
+                        /** @description When the last sync ended */
+                        last_sync_at: string | null;
+                        last_status: ("running" | "succeeded" | "partial" | "failed" | "cancelled") | null;
+                        /** @description The ingestion job of the last sync (null when nothing needed ingesting) */
+                        last_job_id: string | null;
+                        counts: {
+                            /** @description Documents ingested for the first time */
+                            new: number;
+                            /** @description Documents whose content changed (replaced) */
+                            changed: number;
+                            /** @description Documents found as they were (skipped; a URL answered 304 or the same content) */
+                            unchanged: number;
+                            /** @description Documents deleted because their file or page is gone or out of scope */
+                            gone: number;
+                            /** @description Documents that could not be read or ingested (the old version, if any, stays) */
+                            failed: number;
+                            /** @description Of the failed: timeouts, 5xx and network errors; never a reason to delete */
+                            transient: number;
+                            /** @description HTTP requests the sync sent to read the source (URL and site sources) */
+                            requests: number;
+                            /** @description Of those, answered 304 Not Modified */
+                            not_modified: number;
+                        } | null;
+                        /** @description Why the last sync failed or what failed in it */
+                        last_error: string | null;
+                        /** @description What the last sync wants known (limits reached, transient failures kept) */
+                        notes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN_OR_URL_NOT_ALLOWED"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_FORMAT"];
+            429: components["responses"]["RATE_LIMITED"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            502: components["responses"]["DOWNLOAD_ERROR"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            504: components["responses"]["TIMEOUT"];
+        };
+    };
+    delete_source: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Collection name: lowercase letters, digits, "-" and "_", starting with a letter or digit (1-64 characters)
+                 * @example papers
+                 */
+                name: string;
+                /** @description Source id (from list_sources or add_source) */
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        removed: true;
+                    };
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN_OR_URL_NOT_ALLOWED"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            429: components["responses"]["RATE_LIMITED"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            504: components["responses"]["TIMEOUT"];
+        };
+    };
+    update_source: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Collection name: lowercase letters, digits, "-" and "_", starting with a letter or digit (1-64 characters)
+                 * @example papers
+                 */
+                name: string;
+                /** @description Source id (from list_sources or add_source) */
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description folder: an absolute folder inside ALLOWED_DIRS */
+                    path?: string;
+                    /** @description folder: globs a file must match, relative to the folder; site: URL globs a page must match */
+                    include?: string[];
+                    /** @description folder: globs of files to leave out; site: URL globs of pages to leave out */
+                    exclude?: string[];
+                    /** @description urls: http(s) URLs (at most 1000) */
+                    urls?: string[];
+                    start_url?: string;
+                    /** @description host: the start URL's host; prefix: URLs under the start URL's path; or a list of URL prefixes */
+                    scope?: "host" | "prefix" | {
+                        prefixes: string[];
+                    };
+                    max_depth?: number;
+                    max_pages?: number;
+                    max_bytes?: number;
+                    sitemap?: boolean;
+                    /** @description Seconds between scheduled syncs (e.g. 3600); null or absent: no schedule */
+                    sync_every?: number | null;
+                    /** @description folder: sync on file change (default true for folders) */
+                    watch?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        collection: string;
+                        /** @description folder: files under a folder inside ALLOWED_DIRS; site: pages crawled from a start URL; urls: a fixed list of URLs */
+                        kind: "folder" | "site" | "urls";
+                        settings: {
+                            /** @description folder: the absolute folder */
+                            path?: string;
+                            /** @description folder: globs relative to the folder; site: URL patterns a page must match */
+                            include?: string[];
+                            /** @description folder: globs to leave out; site: URL patterns to leave out */
+                            exclude?: string[];
+                            /** @description urls: the URLs */
+                            urls?: string[];
+                            /** @description site: where the crawl starts */
+                            start_url?: string;
+                            /** @description host: the start URL's host; prefix: URLs under the start URL's path; or a list of URL prefixes */
+                            scope?: "host" | "prefix" | {
+                                prefixes: string[];
+                            };
+                            /** @description site: links followed from the start URL at most */
+                            max_depth?: number;
+                            /** @description site: pages fetched at most per sync */
+                            max_pages?: number;
+                            /** @description site: bytes downloaded at most per sync */
+                            max_bytes?: number;
+                            /** @description site: also read sitemap.xml */
+                            sitemap?: boolean;
+                        };
+                        /** @description Seconds between scheduled syncs; null: on demand (and on file change) only */
+                        sync_every: number | null;
+                        /** @description folder: synced on file change (debounced), with a periodic rescan as the safety net */
+                        watch: boolean;
+                        created_at: string;
+                        updated_at: string;
+                        /** @description A sync of this source runs now (in any process) */
+                        running: boolean;
+                        /** @description When the last sync ended */
+                        last_sync_at: string | null;
+                        last_status: ("running" | "succeeded" | "partial" | "failed" | "cancelled") | null;
+                        /** @description The ingestion job of the last sync (null when nothing needed ingesting) */
+                        last_job_id: string | null;
+                        counts: {
+                            /** @description Documents ingested for the first time */
+                            new: number;
+                            /** @description Documents whose content changed (replaced) */
+                            changed: number;
+                            /** @description Documents found as they were (skipped; a URL answered 304 or the same content) */
+                            unchanged: number;
+                            /** @description Documents deleted because their file or page is gone or out of scope */
+                            gone: number;
+                            /** @description Documents that could not be read or ingested (the old version, if any, stays) */
+                            failed: number;
+                            /** @description Of the failed: timeouts, 5xx and network errors; never a reason to delete */
+                            transient: number;
+                            /** @description HTTP requests the sync sent to read the source (URL and site sources) */
+                            requests: number;
+                            /** @description Of those, answered 304 Not Modified */
+                            not_modified: number;
+                        } | null;
+                        /** @description Why the last sync failed or what failed in it */
+                        last_error: string | null;
+                        /** @description What the last sync wants known (limits reached, transient failures kept) */
+                        notes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN_OR_URL_NOT_ALLOWED"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            429: components["responses"]["RATE_LIMITED"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            504: components["responses"]["TIMEOUT"];
+        };
+    };
+    sync_source: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Collection name: lowercase letters, digits, "-" and "_", starting with a letter or digit (1-64 characters)
+                 * @example papers
+                 */
+                name: string;
+                /** @description Source id (from list_sources or add_source) */
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds to wait for the sync to end (MCP default 20, REST default 0) */
+                    wait_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        collection: string;
+                        /** @description folder: files under a folder inside ALLOWED_DIRS; site: pages crawled from a start URL; urls: a fixed list of URLs */
+                        kind: "folder" | "site" | "urls";
+                        settings: {
+                            /** @description folder: the absolute folder */
+                            path?: string;
+                            /** @description folder: globs relative to the folder; site: URL patterns a page must match */
+                            include?: string[];
+                            /** @description folder: globs to leave out; site: URL patterns to leave out */
+                            exclude?: string[];
+                            /** @description urls: the URLs */
+                            urls?: string[];
+                            /** @description site: where the crawl starts */
+                            start_url?: string;
+                            /** @description host: the start URL's host; prefix: URLs under the start URL's path; or a list of URL prefixes */
+                            scope?: "host" | "prefix" | {
+                                prefixes: string[];
+                            };
+                            /** @description site: links followed from the start URL at most */
+                            max_depth?: number;
+                            /** @description site: pages fetched at most per sync */
+                            max_pages?: number;
+                            /** @description site: bytes downloaded at most per sync */
+                            max_bytes?: number;
+                            /** @description site: also read sitemap.xml */
+                            sitemap?: boolean;
+                        };
+                        /** @description Seconds between scheduled syncs; null: on demand (and on file change) only */
+                        sync_every: number | null;
+                        /** @description folder: synced on file change (debounced), with a periodic rescan as the safety net */
+                        watch: boolean;
+                        created_at: string;
+                        updated_at: string;
+                        /** @description A sync of this source runs now (in any process) */
+                        running: boolean;
+                        /** @description When the last sync ended */
+                        last_sync_at: string | null;
+                        last_status: ("running" | "succeeded" | "partial" | "failed" | "cancelled") | null;
+                        /** @description The ingestion job of the last sync (null when nothing needed ingesting) */
+                        last_job_id: string | null;
+                        counts: {
+                            /** @description Documents ingested for the first time */
+                            new: number;
+                            /** @description Documents whose content changed (replaced) */
+                            changed: number;
+                            /** @description Documents found as they were (skipped; a URL answered 304 or the same content) */
+                            unchanged: number;
+                            /** @description Documents deleted because their file or page is gone or out of scope */
+                            gone: number;
+                            /** @description Documents that could not be read or ingested (the old version, if any, stays) */
+                            failed: number;
+                            /** @description Of the failed: timeouts, 5xx and network errors; never a reason to delete */
+                            transient: number;
+                            /** @description HTTP requests the sync sent to read the source (URL and site sources) */
+                            requests: number;
+                            /** @description Of those, answered 304 Not Modified */
+                            not_modified: number;
+                        } | null;
+                        /** @description Why the last sync failed or what failed in it */
+                        last_error: string | null;
+                        /** @description What the last sync wants known (limits reached, transient failures kept) */
+                        notes: string[];
+                    };
+                };
+            };
+            400: components["responses"]["VALIDATION_ERROR"];
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["FORBIDDEN_OR_URL_NOT_ALLOWED"];
+            404: components["responses"]["NOT_FOUND"];
+            409: components["responses"]["CONFLICT"];
+            413: components["responses"]["PAYLOAD_TOO_LARGE"];
+            415: components["responses"]["UNSUPPORTED_FORMAT"];
+            429: components["responses"]["RATE_LIMITED"];
+            500: components["responses"]["INTERNAL_ERROR"];
+            502: components["responses"]["DOWNLOAD_ERROR"];
             503: components["responses"]["NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
