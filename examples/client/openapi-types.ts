@@ -439,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * Find the relevant chunks of documents
-         * @description Search one document (document_url or an upload) or up to 10 (document_urls) for the chunks most relevant to a query. BM25 with stemming is always available; with an embedding model, dense search is fused with it (RRF), and a cross-encoder reranks when loaded. Near-duplicate chunks are dropped. Results carry score, page range, heading path and source; `retrieval` says which mode, embedder and reranker served the call and why; explain: true adds a per-stage trace. Indexes are cached in memory and on disk, so repeated calls are fast.
+         * @description Search one document (document_url or an upload) or up to 10 (document_urls) for the chunks most relevant to a query. BM25 with stemming is always available; with an embedding model, dense search is fused with it (RRF), and a cross-encoder reranks when loaded. Near-duplicate chunks are dropped. Results carry score, page range, heading path and source; `retrieval` says which mode, embedder and reranker served the call and why; `confidence` and `message` say how sure the answer is (the same ranking and answer fields as search_collection); context adds each hit's heading section or neighbours; explain: true adds a per-stage trace. Indexes are cached in memory and on disk, so repeated calls are fast.
          */
         post: operations["retrieve_chunks"];
         delete?: never;
@@ -2054,7 +2054,7 @@ export interface operations {
                                 truncated: boolean;
                             };
                         }[];
-                        /** @description From the top hit: its share of the query's weight (terms weighted by rarity) and how much rare vocabulary it matches, or the dense similarity or reranker logit. high: the top hit is relevant about 9 times in 10; medium: more often than not; low: a partial match; none: nothing relevant was found (results are empty unless min_confidence is none) */
+                        /** @description From the top hit: its share of the query's weight (terms weighted by rarity) and how much rare vocabulary it matches, or the dense similarity or reranker logit. high: the top hit is relevant about 9 times in 10; medium: more often than not; low: a partial match; none: nothing relevant was found (search_collection then returns no results unless min_confidence is none; retrieve_chunks always returns its best matches) */
                         confidence: "high" | "medium" | "low" | "none";
                         /** @description In plain words: what was found, or that nothing relevant was */
                         message: string;
@@ -2082,6 +2082,7 @@ export interface operations {
                                 message: string;
                             };
                         }[];
+                        /** @description Milliseconds per stage (load_ms, filter_ms, lexical_ms, embed_ms, dense_ms, fetch_ms, fusion_ms, rerank_ms, diversity_ms, confidence_ms, context_ms, errors_ms, total_ms); a stage that did not run is absent */
                         timings_ms: {
                             [key: string]: number;
                         };
@@ -3189,6 +3190,10 @@ export interface operations {
                 rerank?: boolean;
                 /** @description Add a per-stage trace of every candidate (default false) */
                 explain?: boolean;
+                /** @description Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks) */
+                context?: "none" | "section" | "neighbors";
+                /** @description Characters of context per hit (default 2000) */
+                context_chars?: number;
                 /** @description OCR of scanned pages and images: auto (default) reads pages without a usable text layer (none, or a garbled one); always reads every page; never uses the text layer only */
                 ocr?: "auto" | "always" | "never";
                 /**
@@ -3223,6 +3228,10 @@ export interface operations {
                     rerank?: boolean;
                     /** @description Add a per-stage trace of every candidate (default false) */
                     explain?: boolean;
+                    /** @description Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks) */
+                    context?: "none" | "section" | "neighbors";
+                    /** @description Characters of context per hit (default 2000) */
+                    context_chars?: number;
                     /** @description OCR of scanned pages and images: auto (default) reads pages without a usable text layer (none, or a garbled one); always reads every page; never uses the text layer only */
                     ocr?: "auto" | "always" | "never";
                     /**
@@ -3262,6 +3271,10 @@ export interface operations {
                      * @example false
                      */
                     explain?: boolean;
+                    /** @description Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks) */
+                    context?: "none" | "section" | "neighbors";
+                    /** @description Characters of context per hit (default 2000) */
+                    context_chars?: number;
                     /** @description OCR of scanned pages and images: auto (default) reads pages without a usable text layer (none, or a garbled one); always reads every page; never uses the text layer only */
                     ocr?: "auto" | "always" | "never";
                     /**
@@ -3295,7 +3308,22 @@ export interface operations {
                             heading_path: string[];
                             /** @description The document this chunk comes from (URL, or "upload:" and the file name) */
                             source: string;
+                            /** @description The parent the hit sits in, for reading: its heading section or its neighbouring chunks */
+                            context?: {
+                                kind: "section" | "neighbors";
+                                text: string;
+                                /** @description The chunks the context is made of, in order (chunk_index in the same document) */
+                                chunk_indexes: number[];
+                                truncated: boolean;
+                            };
                         }[];
+                        /** @description From the top hit: its share of the query's weight (terms weighted by rarity) and how much rare vocabulary it matches, or the dense similarity or reranker logit. high: the top hit is relevant about 9 times in 10; medium: more often than not; low: a partial match; none: nothing relevant was found (search_collection then returns no results unless min_confidence is none; retrieve_chunks always returns its best matches) */
+                        confidence: "high" | "medium" | "low" | "none";
+                        /** @description In plain words: what was found, or that nothing relevant was */
+                        message: string;
+                        /** @description Chunks searched, over every document of the call */
+                        total_chunks: number;
+                        /** @description The same as total_chunks (its older name, kept for compatibility) */
                         total_chunks_indexed: number;
                         retrieval: {
                             /** @description lexical (BM25), dense (embeddings) or hybrid (both, fused). Default: hybrid when an embedding model is available, else lexical */
@@ -3319,7 +3347,7 @@ export interface operations {
                                 index: "memory" | "disk" | "built";
                                 embedder: string | null;
                             }[];
-                            /** @description Milliseconds per stage; load_ms covers fetching and indexing */
+                            /** @description Milliseconds per stage; load_ms covers fetching and indexing. Kept for compatibility: timings_ms has the same stages and more */
                             timings: {
                                 load_ms: number;
                                 lexical_ms?: number;
@@ -3329,6 +3357,10 @@ export interface operations {
                                 diversity_ms?: number;
                                 total_ms: number;
                             };
+                        };
+                        /** @description Milliseconds per stage (load_ms, filter_ms, lexical_ms, embed_ms, dense_ms, fetch_ms, fusion_ms, rerank_ms, diversity_ms, confidence_ms, context_ms, errors_ms, total_ms); a stage that did not run is absent */
+                        timings_ms: {
+                            [key: string]: number;
                         };
                         /** @description Documents of a multi-document call that could not be searched; the results come from the others. Absent when every document was searched */
                         errors?: {
@@ -3363,6 +3395,15 @@ export interface operations {
                                     source: string;
                                 };
                             }[];
+                            /** @description The signals the confidence level was read from (src/kb/confidence.ts) */
+                            confidence?: {
+                                coverage: number | null;
+                                mass: number | null;
+                                gap: number | null;
+                                dense_top: number | null;
+                                rerank_top: number | null;
+                                missing_terms: string[];
+                            };
                             /** @description The answer compared with the fused top_k before reranking and de-duplication */
                             summary: {
                                 moved_up: number;

@@ -7,6 +7,7 @@
  */
 import Type from 'typebox';
 import { ContentTypeSchema, RetrievalModeSchema } from './retrieval-schemas.ts';
+import { AnswerMessageSchema, ConfidenceSchema, TimingsMsSchema } from './answer-schemas.ts';
 import { COLLECTION_MAX_TOP_K, SEARCH_DEFAULT_TOP_K } from './search-limits.ts';
 
 export const COLLECTION_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
@@ -246,11 +247,8 @@ export const SearchResultSchema = Type.Object({
   collection: Type.String(),
   query: Type.String(),
   results: Type.Array(HitSchema),
-  confidence: Type.Union([Type.Literal('high'), Type.Literal('medium'), Type.Literal('low'), Type.Literal('none')], {
-    description:
-      "From the top hit: its share of the query's weight (terms weighted by rarity) and how much rare vocabulary it matches, or the dense similarity or reranker logit. high: the top hit is relevant about 9 times in 10; medium: more often than not; low: a partial match; none: nothing relevant was found (results are empty unless min_confidence is none)",
-  }),
-  message: Type.String({ description: 'In plain words: what was found, or that nothing relevant was' }),
+  confidence: ConfidenceSchema,
+  message: AnswerMessageSchema,
   total_chunks: Type.Integer({ minimum: 0 }),
   filtered_chunks: Nullable(Type.Integer({ minimum: 0 }), 'Chunks left after the filters (null without filters)'),
   retrieval: Type.Object({
@@ -267,7 +265,7 @@ export const SearchResultSchema = Type.Object({
   errors: Type.Array(Type.Object({ document_id: Type.String(), source: Type.String(), error: DocumentErrorSchema }), {
     description: 'Documents of the collection whose last ingestion failed',
   }),
-  timings_ms: Type.Unsafe<Record<string, number>>(Type.Object({}, { additionalProperties: Type.Number() })),
+  timings_ms: TimingsMsSchema,
   trace: Type.Optional(Type.Unknown({ description: 'With explain: the ranking trace' })),
 });
 

@@ -72,8 +72,7 @@ export interface CollectionTraceCandidate extends Omit<RetrieveTraceCandidate, '
   duplicate_of?: { chunk_id: number; document_id: string; chunk_index: number };
 }
 
+/** Its confidence signals are retrieve_chunks' (the same ranking stage, src/kb/search-answer.ts). */
 export interface CollectionTrace extends Omit<RetrieveTrace, 'candidates'> {
   candidates: CollectionTraceCandidate[];
-  /** The signals the confidence level was read from. */
-  confidence?: Record<string, unknown>;
 }

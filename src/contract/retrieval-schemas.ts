@@ -4,6 +4,7 @@
  * published schema and the code cannot drift apart.
  */
 import Type from 'typebox';
+import { AnswerMessageSchema, CONTEXT_DESCRIPTION, ConfidenceSchema, ConfidenceSignalsSchema, ContextKindSchema, TimingsMsSchema } from './answer-schemas.ts';
 
 /** No chunk is ever longer than this (the product's contract). */
 export const MAX_CHUNK_CHARS = 5000;
@@ -48,6 +49,17 @@ export const RetrievedChunkSchema = Type.Object(
     page_end: PageNumber,
     heading_path: Type.Array(Type.String()),
     source: Type.String({ description: 'The document this chunk comes from (URL, or "upload:" and the file name)' }),
+    context: Type.Optional(
+      Type.Object(
+        {
+          kind: ContextKindSchema,
+          text: Type.String(),
+          chunk_indexes: Type.Array(Type.Integer({ minimum: 0 }), { description: 'The chunks the context is made of, in order (chunk_index in the same document)' }),
+          truncated: Type.Boolean(),
+        },
+        { additionalProperties: false, description: CONTEXT_DESCRIPTION },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -77,7 +89,7 @@ const Retrieval = Type.Object(
     ),
     timings: Type.Object(
       { load_ms: Type.Number({ minimum: 0 }), lexical_ms: Ms, dense_ms: Ms, fusion_ms: Ms, rerank_ms: Ms, diversity_ms: Ms, total_ms: Type.Number({ minimum: 0 }) },
-      { additionalProperties: false, description: 'Milliseconds per stage; load_ms covers fetching and indexing' },
+      { additionalProperties: false, description: 'Milliseconds per stage; load_ms covers fetching and indexing. Kept for compatibility: timings_ms has the same stages and more' },
     ),
   },
   { additionalProperties: false },
@@ -109,6 +121,7 @@ const Trace = Type.Object(
     candidates_per_stage: Type.Integer({ minimum: 1 }),
     diversity_threshold: Type.Union([Type.Number(), Type.Null()]),
     candidates: Type.Array(TraceCandidate),
+    confidence: Type.Optional(ConfidenceSignalsSchema),
     summary: Type.Object(
       {
         moved_up: Type.Integer({ minimum: 0 }),
@@ -127,8 +140,12 @@ const Trace = Type.Object(
 export const RetrieveResultSchema = Type.Object(
   {
     results: Type.Array(RetrievedChunkSchema),
-    total_chunks_indexed: Type.Integer({ minimum: 0 }),
+    confidence: ConfidenceSchema,
+    message: AnswerMessageSchema,
+    total_chunks: Type.Integer({ minimum: 0, description: 'Chunks searched, over every document of the call' }),
+    total_chunks_indexed: Type.Integer({ minimum: 0, description: 'The same as total_chunks (its older name, kept for compatibility)' }),
     retrieval: Retrieval,
+    timings_ms: TimingsMsSchema,
     errors: Type.Optional(
       Type.Array(
         Type.Object(

@@ -16,10 +16,10 @@ import type { ScoredIndex } from '../retrieval/bm25.ts';
 import { DEFAULT_TOP_K, type ModelLayer } from '../retrieval/contracts.ts';
 import { COLLECTION_MAX_TOP_K } from '../contract/search-limits.ts';
 import { queryLanguage } from '../retrieval/query-language.ts';
-import { candidateDepth, rank, type RetrievalMode } from '../retrieval/search.ts';
-import type { RerankOutcome } from '../retrieval/types.ts';
+import { candidateDepth, type RetrievalMode } from '../retrieval/search.ts';
 import type { Analyzer } from '../retrieval/tokenizer.ts';
-import { assessConfidence, type QueryTerm } from './confidence.ts';
+import type { QueryTerm } from './confidence.ts';
+import { queryTerms as termsOfQuery, rankAnswer, rerankChoice, termHash, traceWithRefs } from './search-answer.ts';
 import { ContextReader, contextBudget, hitContext } from './hit-context.ts';
 import type { CollectionHit, CollectionRecord, CollectionSearchRequest, CollectionSearchResult, DocumentRecord, KbStoreApi } from './types.ts';
 
@@ -63,45 +63,11 @@ export interface CollectionSearchDeps {
 
 const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
-/** FNV-1a, 32-bit: the term hash of Bm25Index.termIds and CollectionLexicalIndex.termIds. */
-export function termHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h | 0;
-}
-
-function sortedHas(a: Int32Array, x: number): boolean {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid] === x) return true;
-    if (a[mid] < x) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
-/** The query's distinct analyzed terms with df and idf over the whole collection (BM25's idf). */
+/** The query's terms over the collection (confidence): one definition, in search-answer.ts. */
 export function queryTerms(lexical: CollectionLexicalSearch, query: string, language?: string): QueryTerm[] {
-  const n = lexical.size;
-  const out: QueryTerm[] = [];
-  const seen = new Set<string>();
-  // Word by word, so each term knows the word it came from ("invoices", not the stem "invoic").
-  for (const raw of query.split(/\s+/)) {
-    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-    for (const term of lexical.analyzer.tokenize(raw, language)) {
-      if (seen.has(term)) continue;
-      seen.add(term);
-      const df = lexical.docFreq(term);
-      out.push({ term, word: word || term, df, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
-    }
-  }
-  return out;
+  return termsOfQuery(lexical, query, language);
 }
+export { termHash };
 
 /**
  * Filter id sets by (collection, version, filters): every change of chunks or of the document
@@ -188,12 +154,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   }
   const mode: RetrievalMode = req.mode ?? (denseReady ? 'hybrid' : 'lexical');
 
-  let rerank: ((q: string, p: string[], s?: AbortSignal) => Promise<RerankOutcome>) | null = null;
-  let rerankAbsent: { status: 'skipped' | 'unavailable'; reason: string } | undefined;
-  if (req.rerank === false) rerankAbsent = { status: 'skipped', reason: 'rerank: false was requested' };
-  else if (models?.rerankerId()) rerank = (q, p, s) => models.rerank(q, p, s);
-  // One sentence in every answer (no model paths); get_system_health (features.reranking) has the details.
-  else rerankAbsent = { status: 'unavailable', reason: publicText((models?.rerankerUnavailableSummary?.() ?? models?.rerankerUnavailableReason()) || 'no reranker model is configured') };
+  const reranking = rerankChoice(models, req.rerank, publicText);
 
   // Filters -> an id predicate.
   let filter: IdFilter | undefined;
@@ -237,7 +198,8 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   timings.fetch_ms = ms(t0);
   const pos = new Map<number, number>(rows.map((c, i) => [c.id, i]));
   const local = (hits: IdHit[]): ScoredIndex[] => hits.filter((h) => pos.has(h.id)).map((h) => ({ index: pos.get(h.id)!, score: h.score }));
-  const res = await rank(
+  // Fusion, rerank, diversity, confidence and trace: the same code as retrieve_chunks'.
+  const res = await rankAnswer(
     { lexical: lexHits ? local(lexHits) : null, dense: denseHits ? local(denseHits) : null },
     {
       query,
@@ -246,35 +208,17 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
       mode,
       topK: rankTopK,
       candidates: n,
-      rerank,
-      ...(rerankAbsent ? { rerankAbsent } : {}),
+      ...reranking,
       explain: req.explain === true,
       signal,
+      statistics: mode !== 'dense' ? lexical : null,
+      ...(language !== undefined ? { language } : {}),
+      scope: `collection "${collection.name}"`,
+      filtered: filtered !== null,
     },
   );
-  for (const k of ['fusion_ms', 'rerank_ms', 'diversity_ms'] as const) if (res.timings[k] !== undefined) timings[k] = res.timings[k]!;
-
-  // Confidence from the first-stage scores and the top hit.
-  const tc = performance.now();
-  const top = res.hits[0] ? rows[res.hits[0].index] : null;
-  let terms: QueryTerm[] = [];
-  let topHasTerm: boolean[] = [];
-  if (lexHits) {
-    terms = queryTerms(lexical, query, language);
-    const topTerms = top ? lexical.termIds(top.id) : new Int32Array(0);
-    topHasTerm = terms.map((t) => sortedHas(topTerms, termHash(t.term)));
-  }
-  const assessed = assessConfidence({
-    collection: collection.name,
-    query,
-    hits: res.hits.length,
-    filtered: filtered !== null,
-    lexical: lexHits ? { candidates: lexHits.length, scores: lexHits.map((h) => h.score), terms, topHasTerm, size: total } : null,
-    dense: denseHits ? { topScore: denseHits[0]?.score ?? null } : null,
-    rerank: res.reranker.status === 'used' && res.hits[0] ? { topLogit: res.hits[0].score } : null,
-  });
-  timings.confidence_ms = ms(tc);
-  let message = assessed.message;
+  Object.assign(timings, res.timings);
+  let message = res.message;
   if (total === 0) message = `Nothing in collection "${collection.name}" matches "${query}": the collection has no searchable chunks yet.`;
   else if (filtered === 0) message = `Nothing in collection "${collection.name}" matches "${query}": no chunk passes the filters.`;
 
@@ -285,7 +229,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
     return docs.get(id)!;
   };
   const floor = LEVEL_ORDER.indexOf(req.min_confidence ?? 'low');
-  let kept = LEVEL_ORDER.indexOf(assessed.confidence) >= floor ? res.hits : [];
+  let kept = LEVEL_ORDER.indexOf(res.confidence) >= floor ? res.hits : [];
   if (byDocument) {
     const seenDocs = new Set<string>();
     kept = kept.filter((h) => {
@@ -296,7 +240,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
     });
   }
   kept = kept.slice(0, topK);
-  if (assessed.confidence !== 'none' && LEVEL_ORDER.indexOf(assessed.confidence) < floor && res.hits.length > 0) {
+  if (res.confidence !== 'none' && LEVEL_ORDER.indexOf(res.confidence) < floor && res.hits.length > 0) {
     message = `${message} No results are returned: min_confidence is ${req.min_confidence}.`;
   }
   const tx = performance.now();
@@ -332,7 +276,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
     collection: collection.name,
     query,
     results,
-    confidence: total === 0 || filtered === 0 ? 'none' : assessed.confidence,
+    confidence: total === 0 || filtered === 0 ? 'none' : res.confidence,
     message,
     total_chunks: total,
     filtered_chunks: filtered,
@@ -350,18 +294,7 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
     errors: failed.map((d) => ({ document_id: d.id, source: d.source, error: d.error ?? { code: 'PROCESSING_ERROR', message: 'ingestion failed' } })),
     timings_ms: timings,
   };
-  if (res.trace) {
-    const ref = (i: number) => ({ chunk_id: rows[i].id, document_id: rows[i].document_id, chunk_index: rows[i].ord });
-    out.trace = {
-      ...res.trace,
-      confidence: assessed.signals,
-      candidates: res.trace.candidates.map(({ index, duplicate_of, ...c }) => ({
-        ...ref(index),
-        ...c,
-        ...(duplicate_of !== undefined ? { duplicate_of: ref(duplicate_of) } : {}),
-      })),
-    };
-  }
+  if (res.trace) out.trace = traceWithRefs(res.trace, (i) => ({ chunk_id: rows[i].id, document_id: rows[i].document_id, chunk_index: rows[i].ord }));
   return out;
 }
 

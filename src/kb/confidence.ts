@@ -71,7 +71,10 @@ export interface QueryTerm {
 }
 
 export interface ConfidenceInput {
-  collection: string;
+  /** The collection searched (messages name it), unless `scope` names what was searched. */
+  collection?: string;
+  /** How messages name what was searched, e.g. 'document "https://..."' (retrieve_chunks). */
+  scope?: string;
   query: string;
   /** Hits the search would return. */
   hits: number;
@@ -164,7 +167,7 @@ export function gapOf(scores: readonly number[]): number | null {
 }
 
 export function assessConfidence(input: ConfidenceInput): ConfidenceOutcome {
-  const where = `collection "${input.collection}"${input.filtered ? ' (within the filters)' : ''}`;
+  const where = `${input.scope ?? `collection "${input.collection ?? ''}"`}${input.filtered ? ' (within the filters)' : ''}`;
   const q = input.query.length > 80 ? `${input.query.slice(0, 77)}...` : input.query;
   const lex = input.lexical;
   const words = lex ? wordTerms(lex.terms, lex.topHasTerm) : null;

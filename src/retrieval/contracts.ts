@@ -98,6 +98,10 @@ export interface RetrieveRequest {
   mode?: RetrievalMode;
   rerank?: boolean;
   explain?: boolean;
+  /** Reading context per hit (as search_collection's): its heading section or its neighbours. */
+  context?: 'none' | 'section' | 'neighbors';
+  /** Characters of context per hit (default 2,000). */
+  contextChars?: number;
   /** OCR choices for every document of the call (scanned PDFs and images). */
   ocr?: OcrRequest;
 }

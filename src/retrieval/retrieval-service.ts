@@ -21,7 +21,10 @@ import type { OcrRequest } from '../extractors/shared/types.ts';
 import { errorText } from '../util/error-text.ts';
 import { describeFsError, diskCondition, redactPaths } from '../util/fs-errors.ts';
 import { SingleFlight } from '../util/single-flight.ts';
-import type { Chunk, Embedder, RerankOutcome } from './types.ts';
+import type { Chunk, Embedder } from './types.ts';
+import type { ChunkRecord, KbStoreApi } from '../kb/types.ts';
+import { ContextReader, contextBudget, hitContext } from '../kb/hit-context.ts';
+import { rankAnswer, rerankChoice, traceWithRefs } from '../kb/search-answer.ts';
 import {
   DEFAULT_TOP_K,
   MAX_DOCUMENTS,
@@ -43,16 +46,8 @@ import { detectLanguage } from '../language/detect.ts';
 import type { Bm25Params, ScoredIndex } from './bm25.ts';
 import type { DocumentLexicalIndex } from './document-lexical-index.ts';
 import { exactTopK } from './dense-exact.ts';
-import { mergeDense, mergeLexical, type Part } from './multi-index.ts';
-import {
-  buildLexicalIndexSliced,
-  candidateDepth,
-  passageOf,
-  searchChunks,
-  type DenseSearch,
-  type LexicalSearch,
-  type RetrievalMode,
-} from './search.ts';
+import { mergeDense, mergeLexical, type DocumentLexical, type Part } from './multi-index.ts';
+import { buildLexicalIndexSliced, candidateDepth, firstStage, passageOf, type DenseSearch, type RetrievalMode, type StageTimings } from './search.ts';
 
 /**
  * Bump when chunking or the extraction it reads changes, so indexes persisted from older output
@@ -165,6 +160,42 @@ export function documentLanguage(chunks: readonly Pick<Chunk, 'text'>[]): string
   return d.confidence >= LANGUAGE_MIN_CONFIDENCE ? d.language_code : undefined;
 }
 
+/**
+ * The chunks of one call's documents as the context reader reads a collection's: document ids are
+ * the documents' positions in the call, chunk ids the positions in the concatenated list.
+ */
+function callChunks(documents: ReadonlyArray<readonly Chunk[]>): Pick<KbStoreApi, 'documentChunks'> {
+  const offsets: number[] = [];
+  let offset = 0;
+  for (const chunks of documents) {
+    offsets.push(offset);
+    offset += chunks.length;
+  }
+  return {
+    documentChunks(documentId: string, fromOrd = 0, toOrd = Number.MAX_SAFE_INTEGER): ChunkRecord[] {
+      const d = Number(documentId);
+      const chunks = documents[d] ?? [];
+      return chunks.slice(Math.max(0, fromOrd), Math.min(chunks.length, toOrd + 1)).map((c, i) => {
+        const ord = Math.max(0, fromOrd) + i;
+        return {
+          id: offsets[d] + ord,
+          document_id: documentId,
+          collection_id: 0,
+          ord,
+          text: c.text,
+          page_start: c.page_start,
+          page_end: c.page_end,
+          heading_path: c.heading_path,
+          char_start: c.char_start,
+          char_end: c.char_end,
+          importance: c.importance_score,
+          content_type: c.content_type,
+        };
+      });
+    },
+  };
+}
+
 export class RetrievalService {
   private readonly documents: DocumentAccess;
   private readonly caches: CacheRegistry;
@@ -197,13 +228,6 @@ export class RetrievalService {
     const models = this.models;
     if (!models) return null;
     return models.denseUnavailableSummary ? models.denseUnavailableSummary() : models.denseUnavailableReason();
-  }
-
-  /** Why results are not reranked, in one sentence (get_system_health's features.reranking has the rest). */
-  private rerankerAbsentReason(): string {
-    const models = this.models;
-    if (!models) return '';
-    return models.rerankerUnavailableSummary ? models.rerankerUnavailableSummary() : models.rerankerUnavailableReason();
   }
 
   /** Builds/loads counted since start (coalesced calls and memory hits excluded from `built`). */
@@ -442,13 +466,13 @@ export class RetrievalService {
     const mode: RetrievalMode = req.mode ?? (denseReady ? 'hybrid' : 'lexical');
 
     // Concatenate the documents' chunks; parts map positions back to their document.
-    const all: Array<{ chunk: Chunk; source: string }> = [];
-    const lexParts: Part<LexicalSearch>[] = [];
+    const all: Array<{ chunk: Chunk; source: string; doc: number; ord: number }> = [];
+    const lexParts: Part<DocumentLexical>[] = [];
     const denseParts: Part<DenseSearch>[] = [];
     const queryVectors = new Map<string, Promise<Float32Array>>();
-    for (const { index } of docs) {
+    for (const [doc, { index }] of docs.entries()) {
       const offset = all.length;
-      for (const chunk of index.chunks) all.push({ chunk, source: index.source });
+      index.chunks.forEach((chunk, ord) => all.push({ chunk, source: index.source, doc, ord }));
       lexParts.push({ offset, size: index.chunks.length, search: index.lexical });
       if (index.embedderId && mode !== 'lexical') {
         const embedder = this.models?.embedderById(index.embedderId);
@@ -471,28 +495,33 @@ export class RetrievalService {
       }
     }
 
-    let rerank: ((q: string, p: string[], s?: AbortSignal) => Promise<RerankOutcome>) | null = null;
-    let rerankAbsent: { status: 'skipped' | 'unavailable'; reason: string } | undefined;
-    if (req.rerank === false) rerankAbsent = { status: 'skipped', reason: 'rerank: false was requested' };
-    else if (this.models?.rerankerId()) rerank = (q, p, s) => this.models!.rerank(q, p, s);
-    else rerankAbsent = { status: 'unavailable', reason: this.publicText(this.rerankerAbsentReason() || 'no reranker model is configured') };
-
-    const res = await searchChunks({
+    // First stage per index type (each document searched with the query, merged), then the
+    // ranking stage search_collection runs: fusion, rerank, diversity, confidence and trace.
+    const n = candidateDepth(topK);
+    const stageTimings: StageTimings = { total_ms: 0 };
+    const lexical = mergeLexical(lexParts);
+    const found = await firstStage({ query, lexical, dense: denseParts.length ? mergeDense(denseParts) : null, mode, signal: ctx.signal }, n, stageTimings);
+    const single = docs.length === 1 ? docs[0].index : null;
+    const res = await rankAnswer(found, {
       query,
       chunks: all.map((a) => a.chunk),
-      lexical: mergeLexical(lexParts),
-      dense: denseParts.length ? mergeDense(denseParts) : null,
+      termIds: (i) => lexical.termIds(i),
       mode,
       topK,
-      rerank,
-      ...(rerankAbsent ? { rerankAbsent } : {}),
+      candidates: n,
+      ...rerankChoice(this.models, req.rerank, this.publicText),
       explain: req.explain === true,
       signal: ctx.signal,
+      statistics: mode !== 'dense' ? lexical : null,
+      scope: single ? `document "${single.source}"` : `the ${docs.length} documents`,
     });
 
+    const tContext = performance.now();
+    const reader = req.context && req.context !== 'none' ? new ContextReader(callChunks(docs.map((d) => d.index.chunks))) : null;
+    const budget = contextBudget(req.contextChars);
     const results: RetrievedChunk[] = res.hits.map((h) => {
       const { chunk, source } = all[h.index];
-      return {
+      const hit: RetrievedChunk = {
         text: chunk.text,
         chunk_index: chunk.chunk_index,
         importance_score: chunk.importance_score,
@@ -503,10 +532,24 @@ export class RetrievalService {
         heading_path: chunk.heading_path,
         source,
       };
+      if (reader) {
+        const { doc, ord } = all[h.index];
+        const context = hitContext(reader, reader.at(String(doc), ord)!, req.context as 'section' | 'neighbors', budget);
+        hit.context = { kind: context.kind, text: context.text, chunk_indexes: context.chunk_ids.map((id) => all[id].chunk.chunk_index), truncated: context.truncated };
+      }
+      return hit;
     });
+    const contextMs = reader ? elapsed(tContext) : undefined;
+    const { total_ms: _, ...firstStageMs } = stageTimings;
+    const stages = { ...firstStageMs, ...res.timings };
+    const totalMs = elapsed(t0);
     const embedders = [...new Set(docs.map((d) => d.index.embedderId).filter((e): e is string => e !== null))];
+    const { confidence_ms: __, ...rankStages } = res.timings;
     const out: RetrieveResult = {
       results,
+      confidence: res.confidence,
+      message: res.message,
+      total_chunks: total,
       total_chunks_indexed: total,
       retrieval: {
         mode,
@@ -516,7 +559,7 @@ export class RetrievalService {
         ...(mode === 'lexical' && !req.mode ? { reason: `lexical: ${denseWhyNot}` } : {}),
         ...(res.reranker.reason ? { reranker_reason: this.publicText(res.reranker.reason) } : {}),
         top_k: topK,
-        candidates: candidateDepth(topK),
+        candidates: n,
         documents: docs.map((d) => ({
           source: d.index.source,
           document_type: d.index.documentType,
@@ -524,21 +567,13 @@ export class RetrievalService {
           index: d.origin,
           embedder: d.index.embedderId,
         })),
-        timings: { ...res.timings, load_ms: loadMs, total_ms: elapsed(t0) },
+        // The older shape (its stages fixed by the schema), kept for compatibility.
+        timings: { ...firstStageMs, ...rankStages, load_ms: loadMs, total_ms: totalMs },
       },
+      timings_ms: { load_ms: loadMs, ...stages, ...(contextMs !== undefined ? { context_ms: contextMs } : {}), total_ms: totalMs },
       ...(errors.length > 0 ? { errors } : {}),
     };
-    if (res.trace) {
-      const ref = (i: number) => ({ chunk_index: all[i].chunk.chunk_index, source: all[i].source });
-      out.trace = {
-        ...res.trace,
-        candidates: res.trace.candidates.map(({ index, duplicate_of, ...c }) => ({
-          ...ref(index),
-          ...c,
-          ...(duplicate_of !== undefined ? { duplicate_of: ref(duplicate_of) } : {}),
-        })),
-      };
-    }
+    if (res.trace) out.trace = traceWithRefs(res.trace, (i) => ({ chunk_index: all[i].chunk.chunk_index, source: all[i].source }));
     return out;
   }
 }

@@ -11,6 +11,7 @@ import { SAMPLE_URLS, withOfflineTwins } from './examples.ts';
 import { DocumentUrl, OcrFields, ocrRequestOf } from './schemas/documents.ts';
 import { toolError } from '../errors.ts';
 import { RetrievalModeSchema, RetrieveResultSchema } from '../retrieval/schemas.ts';
+import { ContextCharsSchema, ContextRequestSchema } from '../contract/answer-schemas.ts';
 import { DEFAULT_TOP_K, MAX_DOCUMENTS, MAX_TOP_K } from '../retrieval/contracts.ts';
 import type { DocumentSource } from '../call-context.ts';
 
@@ -27,6 +28,8 @@ const Input = Type.Object(
     mode: Type.Optional(Mode),
     rerank: Type.Optional(Type.Boolean({ description: 'Rerank candidates with the cross-encoder when it is available (default true)' })),
     explain: Type.Optional(Type.Boolean({ description: 'Add a per-stage trace of every candidate (default false)' })),
+    context: Type.Optional(ContextRequestSchema),
+    context_chars: Type.Optional(ContextCharsSchema),
     ...OcrFields,
   },
   { additionalProperties: false },
@@ -42,7 +45,8 @@ export const retrieveChunksTool = defineTool({
     'Search one document (document_url or an upload) or up to 10 (document_urls) for the chunks most relevant to a query. ' +
     'BM25 with stemming is always available; with an embedding model, dense search is fused with it (RRF), and a cross-encoder ' +
     'reranks when loaded. Near-duplicate chunks are dropped. Results carry score, page range, heading path and source; ' +
-    '`retrieval` says which mode, embedder and reranker served the call and why; explain: true adds a per-stage trace. ' +
+    '`retrieval` says which mode, embedder and reranker served the call and why; `confidence` and `message` say how sure the answer is ' +
+    '(the same ranking and answer fields as search_collection); context adds each hit\'s heading section or neighbours; explain: true adds a per-stage trace. ' +
     'Indexes are cached in memory and on disk, so repeated calls are fast.',
   group: 'documents',
   input: Input,
@@ -88,6 +92,8 @@ export const retrieveChunksTool = defineTool({
         ...(input.mode !== undefined ? { mode: input.mode } : {}),
         ...(input.rerank !== undefined ? { rerank: input.rerank } : {}),
         ...(input.explain !== undefined ? { explain: input.explain } : {}),
+        ...(input.context !== undefined ? { context: input.context } : {}),
+        ...(input.context_chars !== undefined ? { contextChars: input.context_chars } : {}),
         ...(ocr ? { ocr } : {}),
       },
       ctx,
