@@ -179,3 +179,4 @@ export async function events(jobId: string, onEvent: (e: SseEvent) => void, sign
 // the bundle.
 export type { Chunk, Collection, CollectionList, DocumentWithHistory, Job, Page } from '../../src/contract/kb-types.ts';
 export type { Document as DocumentRecord, JobEventWire as JobEvent, JobItemWire as JobItem } from '../../src/contract/kb-types.ts';
+export type { Source, SourceList } from '../../src/contract/source-schemas.ts';

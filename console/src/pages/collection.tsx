@@ -11,6 +11,7 @@ import { useAsync } from '../use-async.ts';
 import { useWhoami } from '../whoami.ts';
 import { dash, fmtBytes, fmtDate } from '../format.ts';
 import { ENDED_JOB, itemEnded, itemFraction, itemStatus } from '../job-progress.ts';
+import { SourcesPanel } from './collection-sources.tsx';
 
 interface Tracked {
   key: string;
@@ -305,6 +306,8 @@ export function CollectionPage({ name }: { name: string }) {
           ))}
         </div>
       ) : null}
+
+      <SourcesPanel name={name} />
 
       <div class="page-head">
         <h2>Documents{docs.data ? ` (${docs.data.total})` : ''}</h2>
