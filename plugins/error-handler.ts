@@ -67,6 +67,7 @@ const errorHandlerPlugin: FastifyPluginAsync = async (app) => {
     const status = ERROR_STATUS[code];
     if (status >= 500) request.log.error({ err, code }, 'request failed');
     else request.log.info({ code, error: message }, 'request rejected');
+    if (isToolError(err) && err.retryAfterS !== undefined) reply.header('retry-after', err.retryAfterS);
     return sendError(request, reply, code, status >= 500 && !isToolError(err) ? 'Internal server error' : message);
   });
 

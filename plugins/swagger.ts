@@ -49,6 +49,7 @@ const ERROR_HEADERS: Partial<Record<ErrorCode, JsonObject>> = {
     'x-ratelimit-reset': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 0 } },
   },
   RATE_LIMIT_UNAVAILABLE: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } } },
+  INDEX_LOADING: { 'Retry-After': { description: 'Seconds to wait before retrying (the index goes on loading)', schema: { type: 'integer', minimum: 1 } } },
 };
 
 /**

@@ -57,6 +57,21 @@ const HealthSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ReadySchema = Type.Object({
+  ready: Type.Boolean(),
+  loading: Type.Array(Type.Object({ collection: Type.String(), state: Type.Union([Type.Literal('opening'), Type.Literal('catching-up')]), since_ms: Type.Integer() })),
+  open: Type.Array(
+    Type.Object({
+      collection: Type.String(),
+      source: Type.String({ description: 'snapshot, snapshot+catch-up or rebuild' }),
+      version: Type.Integer(),
+      open_ms: Type.Integer(),
+      approx_bytes: Type.Integer(),
+      opened_by: Type.Union([Type.Literal('search'), Type.Literal('commit')]),
+    }),
+  ),
+});
+
 function modelsState(app: FastifyInstance): 'loading' | 'ready' | 'unavailable' {
   const states = app.services.models.state();
   if (states.some((m) => m.kind === 'embedder' && m.state === 'ready')) return 'ready';
@@ -105,6 +120,27 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
           ...(redisHealth ? { redis: redisHealth.available ? 'ok' as const : 'down' as const } : {}),
         },
       };
+    },
+  );
+
+  // GET /ready: which collection indexes are still loading. 503 while any is (a search of one
+  // waits at most SEARCH_LOAD_WAIT_MS, then answers INDEX_LOADING), 200 otherwise. Open like /health.
+  app.get(
+    '/ready',
+    {
+      schema: {
+        operationId: 'ready',
+        summary: 'Collection indexes loaded',
+        description: '200 when no collection index is loading; 503 (ready: false) while one is opening or catching up, naming it.',
+        tags: ['meta'],
+        security: [],
+        response: { 200: ReadySchema, 503: ReadySchema, ...errorResponseSchemas(['INTERNAL_ERROR']) },
+      },
+    },
+    async (_request, reply) => {
+      const r = app.services.kb.indexReadiness?.() ?? { loading: [], open: [] };
+      reply.code(r.loading.length === 0 ? 200 : 503);
+      return { ready: r.loading.length === 0, loading: r.loading, open: r.open };
     },
   );
 }

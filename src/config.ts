@@ -85,6 +85,8 @@ export const ConfigSchema = Type.Object({
   INGEST_QUEUE_MAX: Int(1_000, 1, 1_000_000),
   /** Megabytes of open collection indexes kept in memory; the least recently searched are closed beyond it (reopened from their snapshot on demand). */
   KB_INDEX_CACHE_MB: Int(1_024, 1, 16_777_216),
+  /** Milliseconds a collection search waits for the collection's index to load (snapshot read or catch-up) before answering 503 INDEX_LOADING with Retry-After. */
+  SEARCH_LOAD_WAIT_MS: Int(3_000, 0, 600_000),
   /** With API keys: documents one key may have waiting in ingestion jobs; 0: a quarter of INGEST_QUEUE_MAX. Beyond it that key's new jobs are RATE_LIMITED. */
   INGEST_QUEUE_MAX_PER_KEY: Int(0, 0, 1_000_000),
   /** With API keys: unfinished ingestion jobs one key may have. */

@@ -118,6 +118,12 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, ErrorDoc>> = {
       'searches and reads still work. Retry when Redis is back; /health says so.',
     example: 'The ingestion queue in Redis cannot be reached (no answer within 3 s); retry when Redis is back',
   },
+  INDEX_LOADING: {
+    description:
+      "INDEX_LOADING: the collection's index is still loading (reading its snapshot or catching up with the database, after a restart) " +
+      'and did not finish within SEARCH_LOAD_WAIT_MS. The load goes on; retry after Retry-After seconds. /ready names the collections still loading.',
+    example: 'The index of collection "docs" is still loading (3 s so far); retry in 3 s',
+  },
   SHUTTING_DOWN: {
     description:
       'SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it.',

@@ -33,6 +33,11 @@ export const ERROR_STATUS = {
   RATE_LIMIT_UNAVAILABLE: 503,
   /** The ingestion queue (Redis, with REDIS_URL) cannot be reached: retry when Redis is back. */
   QUEUE_UNAVAILABLE: 503,
+  /**
+   * A collection's index is still loading (a snapshot read or a catch-up from the database after a
+   * restart) past SEARCH_LOAD_WAIT_MS: retry after the Retry-After seconds; the load goes on.
+   */
+  INDEX_LOADING: 503,
   /** The server is stopping: a call still running at SHUTDOWN_TIMEOUT, or one that arrived meanwhile. */
   SHUTTING_DOWN: 503,
   TIMEOUT: 504,
@@ -43,6 +48,8 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export class ToolError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** Seconds the client should wait before retrying; the REST adapter sends it as Retry-After. */
+  retryAfterS?: number;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ToolError';

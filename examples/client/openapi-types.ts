@@ -24,6 +24,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Collection indexes loaded
+         * @description 200 when no collection index is loading; 503 (ready: false) while one is opening or catching up, naming it.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/info": {
         parameters: {
             query?: never;
@@ -657,7 +677,7 @@ export interface components {
             /** @description What went wrong, for people */
             error: string;
             /** @description Stable error code */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "URL_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "CONFIRMATION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "PROCESSING_ERROR" | "RATE_LIMITED" | "INTERNAL_ERROR" | "DOWNLOAD_ERROR" | "MODEL_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "NATIVE_ADDON_MISMATCH" | "OVERLOADED" | "RATE_LIMIT_UNAVAILABLE" | "QUEUE_UNAVAILABLE" | "SHUTTING_DOWN" | "TIMEOUT";
+            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "URL_NOT_ALLOWED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "CONFIRMATION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_FORMAT" | "PROCESSING_ERROR" | "RATE_LIMITED" | "INTERNAL_ERROR" | "DOWNLOAD_ERROR" | "MODEL_UNAVAILABLE" | "STORAGE_UNAVAILABLE" | "NATIVE_ADDON_MISMATCH" | "OVERLOADED" | "RATE_LIMIT_UNAVAILABLE" | "QUEUE_UNAVAILABLE" | "INDEX_LOADING" | "SHUTTING_DOWN" | "TIMEOUT";
             /** @description The x-request-id of the call */
             request_id: string;
         };
@@ -781,8 +801,8 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description MODEL_UNAVAILABLE: a model the call needs is not available (the OCR engine, or an embedding model for mode "dense" or "hybrid"). NATIVE_ADDON_MISMATCH: a native addon the call needs (better-sqlite3, for the knowledge base) was built for another Node.js version than the one running the server; the message names both versions and the fix: run `npm rebuild` with the Node.js that starts the server. /health says so. RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
-        MODEL_UNAVAILABLE_OR_NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
+        /** @description INDEX_LOADING: the collection's index is still loading (reading its snapshot or catching up with the database, after a restart) and did not finish within SEARCH_LOAD_WAIT_MS. The load goes on; retry after Retry-After seconds. /ready names the collections still loading. MODEL_UNAVAILABLE: a model the call needs is not available (the OCR engine, or an embedding model for mode "dense" or "hybrid"). NATIVE_ADDON_MISMATCH: a native addon the call needs (better-sqlite3, for the knowledge base) was built for another Node.js version than the one running the server; the message names both versions and the fix: run `npm rebuild` with the Node.js that starts the server. /health says so. RATE_LIMIT_UNAVAILABLE: the rate limits are shared through Redis (REDIS_URL), Redis cannot be reached and REDIS_FAILURE_MODE is closed, so calls that count against a budget are refused until it is back; /health says so. Retry-After says when to retry. SHUTTING_DOWN: the server is stopping (SIGTERM/SIGINT): the call was still running when SHUTDOWN_TIMEOUT ran out, or arrived while it stopped. Retry it. STORAGE_UNAVAILABLE: the operation needs to write the data folder (DATA_DIR), which is full, read-only or not writable; /health says which. */
+        INDEX_LOADING_OR_MODEL_UNAVAILABLE_OR_NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE: {
             headers: {
                 /** @description Seconds to wait before retrying */
                 "Retry-After"?: number;
@@ -935,6 +955,68 @@ export interface operations {
                             redis?: "ok" | "down";
                         };
                     } | components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ready: boolean;
+                        loading: {
+                            collection: string;
+                            state: "opening" | "catching-up";
+                            since_ms: number;
+                        }[];
+                        open: {
+                            collection: string;
+                            /** @description snapshot, snapshot+catch-up or rebuild */
+                            source: string;
+                            version: number;
+                            open_ms: number;
+                            approx_bytes: number;
+                            opened_by: "search" | "commit";
+                        }[];
+                    };
+                };
+            };
+            500: components["responses"]["INTERNAL_ERROR"];
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ready: boolean;
+                        loading: {
+                            collection: string;
+                            state: "opening" | "catching-up";
+                            since_ms: number;
+                        }[];
+                        open: {
+                            collection: string;
+                            /** @description snapshot, snapshot+catch-up or rebuild */
+                            source: string;
+                            version: number;
+                            open_ms: number;
+                            approx_bytes: number;
+                            opened_by: "search" | "commit";
+                        }[];
+                    };
                 };
             };
         };
@@ -2099,7 +2181,7 @@ export interface operations {
             415: components["responses"]["UNSUPPORTED_FORMAT"];
             429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            503: components["responses"]["MODEL_UNAVAILABLE_OR_NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
+            503: components["responses"]["INDEX_LOADING_OR_MODEL_UNAVAILABLE_OR_NATIVE_ADDON_MISMATCH_OR_RATE_LIMIT_UNAVAILABLE_OR_SHUTTING_DOWN_OR_STORAGE_UNAVAILABLE"];
             504: components["responses"]["TIMEOUT"];
         };
     };

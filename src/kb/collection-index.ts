@@ -85,6 +85,11 @@ export type CatchUpStore = Pick<
  */
 export type IndexStore = Pick<KbStoreApi, 'iterateChunks' | 'iterateVectors' | 'databaseId'> & Partial<CatchUpStore>;
 
+/** Whether `store` has the reads a catch-up needs (the real store does; test fakes may not). */
+export function canCatchUp(store: IndexStore): boolean {
+  return catchUpStore(store) !== null;
+}
+
 function catchUpStore(store: IndexStore): CatchUpStore | null {
   const s = store as Partial<CatchUpStore>;
   return s.collectionChunkIds && s.collectionState && s.chunkIdPage && s.getChunks && s.chunkVectors && s.acquireLease && s.releaseLease && s.leaseHolder ? (store as CatchUpStore) : null;

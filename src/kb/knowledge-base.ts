@@ -6,8 +6,7 @@
  * coded errors. When the store cannot be opened (read-only or broken disk) the server still
  * starts; every call here then answers STORAGE_UNAVAILABLE with the reason.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { CacheRegistry } from '../cache/cache-registry.ts';
 import type { Config } from '../config.ts';
@@ -33,7 +32,6 @@ import {
   type CollectionSearchRequest,
   type CollectionSearchResult,
   type CollectionStats,
-  type CommitResult,
   type DocumentQuery,
   type DocumentRecord,
   type FeedState,
@@ -48,9 +46,8 @@ import {
 } from './types.ts';
 import { KbStore } from './kb-store.ts';
 import { HEARTBEAT_MS } from './db.ts';
-import { CollectionIndexes } from './collection-index.ts';
+import { IndexRegistry, type LoadingCollection, type OpenIndexesFn } from './index-registry.ts';
 import { DEFAULT_TENANT, tenantLimits } from './tenant-share.ts';
-import { overBudget } from './index-budget.ts';
 import { searchCollection } from './collection-search.ts';
 import { LocalBus, RedisBus, type Bus } from '../redis/bus.ts';
 import type { RedisConnection } from '../redis/connection.ts';
@@ -60,10 +57,6 @@ import { INGEST_QUEUE_NAME, RedisJobQueue, type IngestJobData } from './redis-jo
 
 /** URLs one request may name. */
 export const MAX_URLS_PER_REQUEST = 1_000;
-/** Seconds after the last commit before a collection's indexes are written to disk. */
-const PERSIST_DELAY_MS = 2_000;
-/** Notices about one collection arriving within this window are served by one catch-up. */
-const NOTICE_DEBOUNCE_MS = 75;
 /** How long deleting a collection waits for its running documents to stop. */
 const CANCEL_WAIT_MS = 30_000;
 const NAME_RE = new RegExp(COLLECTION_NAME_PATTERN);
@@ -92,18 +85,11 @@ export interface KnowledgeBaseDeps {
   namedDirs?: ReadonlyArray<readonly [string, string]>;
   /** Replaces the in-process bus (tests: two instances on one DATA_DIR sharing one LocalBus, as two processes share Redis). */
   bus?: Bus;
+  /** Replaces how collection indexes are opened (tests: an open as slow as they make it). */
+  openIndexes?: OpenIndexesFn;
 }
 
 type WithStats = CollectionRecord & { stats: CollectionStats };
-
-interface OpenIndexes {
-  promise: Promise<CollectionIndexes>;
-  timer: NodeJS.Timeout | null;
-  collectionId: number;
-  /** Set once open: its approximate bytes count against KB_INDEX_CACHE_MB. */
-  value?: CollectionIndexes;
-  bytes: number;
-}
 
 export class KnowledgeBase implements KnowledgeBaseApi {
   readonly dir: string;
@@ -114,7 +100,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   /** With REDIS_URL and the worker role: takes documents from the queue. */
   private worker: IngestWorker | null = null;
   private role: 'all' | 'api' | 'worker' = 'all';
-  private readonly indexes = new Map<string, OpenIndexes>();
+  /** The open collection indexes (index-registry.ts); null while the store is unavailable. */
+  private readonly registry: IndexRegistry | null = null;
   private closed = false;
   private readonly publicText: (s: string) => string;
   private readonly searches = new SearchGate();
@@ -123,11 +110,6 @@ export class KnowledgeBase implements KnowledgeBaseApi {
    * attachDistributed() hands over the Redis bus.
    */
   private bus: Bus = new LocalBus();
-  /** Tells this instance's own collection notices from other processes' (LocalBus and Redis deliver to all). */
-  private readonly instanceId = randomBytes(6).toString('hex');
-  private stopNotices: (() => void) | null = null;
-  /** Debounced collection notices, per open collection. */
-  private readonly notices = new Map<string, { version: number; timer: NodeJS.Timeout | null }>();
   /** In-process jobs: adopts, every HEARTBEAT_MS, the jobs of processes on this DATA_DIR that died meanwhile. */
   private adoptTimer: NodeJS.Timeout | null = null;
 
@@ -145,8 +127,15 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     this.store = store;
     if (!store) return;
     if (deps.bus) this.bus = deps.bus;
-    this.listenForCollectionNotices(this.bus);
     const c = deps.config;
+    this.registry = new IndexRegistry({
+      kbDir: this.dir,
+      store,
+      config: c,
+      ...(deps.log ? { log: deps.log } : {}),
+      ...(deps.openIndexes ? { openIndexes: deps.openIndexes } : {}),
+    });
+    this.registry.attachBus(this.bus);
     const runner = new JobRunner({
       store,
       spoolDir: path.join(this.dir, 'uploads'),
@@ -154,6 +143,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       queueMax: c.INGEST_QUEUE_MAX,
       tenantLimits: tenantLimits(c),
       documentTimeoutS: c.INGEST_DOCUMENT_TIMEOUT,
+      attempts: c.INGEST_ATTEMPTS,
       runItem: (run) => this.runItem(run),
       onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
       onItemCancelled: (job, item) => this.dropCancelledItem(job, item),
@@ -177,7 +167,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   private adoptOrphans(adopt: boolean): void {
     const runner = this.runner;
     const store = this.store;
-    if (!(runner instanceof JobRunner) || !store || this.closed || this.deps.config.REDIS_URL) return;
+    if (!runner?.resume || !store || this.closed || this.deps.config.REDIS_URL) return;
     try {
       const r = runner.resume((name) => store.getCollection(name) !== null, { adopt });
       if (r.resumed + r.failed > 0) this.deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
@@ -195,6 +185,15 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     this.adoptOrphans(true);
     const live = this.runner?.liveJob(job.id);
     return live ? structuredClone(live) : (this.store?.getJob(job.id) ?? job);
+  }
+
+  /**
+   * /ready and /health: the collections whose indexes are loading (a search of one waits at most
+   * SEARCH_LOAD_WAIT_MS), and where each open one came from (snapshot, snapshot+catch-up, rebuild).
+   */
+  indexReadiness(): { loading: LoadingCollection[]; open: ReturnType<IndexRegistry['openStats']> } {
+    if (!this.registry || this.closed) return { loading: [], open: [] };
+    return { loading: this.registry.loading(), open: this.registry.openStats() };
   }
 
   /** /health: the store's state, or why it could not be opened. */
@@ -216,7 +215,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     const bus = new RedisBus(redis);
     await bus.start(['kb:job', 'kb:cancel', 'kb:collection']);
     this.bus = bus;
-    this.listenForCollectionNotices(bus);
+    this.registry!.attachBus(bus);
     const prefix = `${redis.keyPrefix}bull`;
     const queue = new Queue<IngestJobData>(INGEST_QUEUE_NAME, { connection: redis.createClient({ maxRetriesPerRequest: null }), prefix });
     const local = this.runner;
@@ -295,17 +294,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       }
     }
     await Promise.all(jobs.map((id) => runner.waitFor(id, CANCEL_WAIT_MS).catch(() => undefined)));
-    const open = this.indexes.get(name);
-    this.indexes.delete(name);
-    if (open?.timer) clearTimeout(open.timer);
     const removed = store.deleteCollection(c.id);
-    this.publishCollectionNotice(c, c.version, true);
-    if (open) {
-      const ix = await open.promise.catch(() => null);
-      if (ix) await Promise.resolve(ix.destroy()).catch(() => undefined);
-    }
-    // Index files of a collection never opened in this process.
-    await fs.rm(this.indexDir(c), { recursive: true, force: true }).catch(() => undefined);
+    await this.registry!.removed(c);
     return { name, ...removed };
   }
 
@@ -413,20 +403,10 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   async deleteDocument(collection: string, documentId: string): Promise<{ document_id: string; chunks: number }> {
     const store = this.use();
     const c = this.collection(collection);
-    await this.settled(collection);
+    await this.registry!.settled(collection);
     const d = this.document(collection, documentId);
     const { version, removedChunkIds } = store.deleteDocument(c.id, d.id);
-    this.publishCollectionNotice(c, version);
-    const open = this.indexes.get(collection);
-    if (open) {
-      try {
-        const ix = await open.promise;
-        await ix.removeChunks(version, removedChunkIds);
-        this.schedulePersist(collection);
-      } catch (err) {
-        this.dropIndexes(collection, err);
-      }
-    }
+    await this.registry!.removeChunks(c, version, removedChunkIds);
     return { document_id: d.id, chunks: removedChunkIds.length };
   }
 
@@ -479,7 +459,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   async search(collection: string, req: CollectionSearchRequest, ctx: { signal: AbortSignal }): Promise<CollectionSearchResult> {
     const store = this.use();
     const c = this.collection(collection);
-    const ix = await this.currentIndexesOf(c);
+    // Bounded: past SEARCH_LOAD_WAIT_MS a loading index answers INDEX_LOADING (503, Retry-After).
+    const ix = await this.registry!.forSearch(c);
     return this.searches.run(
       () =>
         searchCollection(
@@ -508,7 +489,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         available: true,
         storage: storage.state,
         ...(storage.reason ? { storage_reason: storage.reason } : {}),
-        ...(this.runner instanceof JobRunner ? { job_ends_unsaved: this.runner.unsavedEnds() } : {}),
+        ...(r.job_ends_unsaved !== undefined ? { job_ends_unsaved: r.job_ends_unsaved } : {}),
         collections: collections.length,
         documents,
         chunks,
@@ -519,11 +500,9 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         documents_running: r.documents_running,
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,
-        indexes_open: this.indexes.size,
-        indexes_approx_bytes: [...this.indexes.values()].reduce((n, o) => n + (o.value ? o.value.approxBytes : 0), 0),
-        index_cache_max_bytes: this.deps.config.KB_INDEX_CACHE_MB * 1024 * 1024,
+        ...this.registry!.stats(),
         role: this.role,
-        queue: this.runner instanceof RedisJobQueue ? 'redis' : 'in-process',
+        queue: r.queue,
         ...(this.worker ? { worker: this.worker.stats() } : {}),
         searches: this.searches.stats(),
         local_files: this.deps.config.allowedDirs.length > 0 ? 'ALLOWED_DIRS' : 'off (set ALLOWED_DIRS; over MCP stdio the client roots serve)',
@@ -537,20 +516,12 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     if (this.closed) return;
     this.closed = true;
     if (this.adoptTimer) clearInterval(this.adoptTimer);
-    this.stopNotices?.();
-    for (const n of this.notices.values()) if (n.timer) clearTimeout(n.timer);
-    this.notices.clear();
     await this.worker?.close();
     await this.runner?.close();
+    // Persists the open indexes (after the last commit, before the bus goes).
+    await this.registry?.close();
     // A bus handed in (tests sharing one) belongs to its giver.
     if (this.bus !== this.deps.bus) await this.bus.close();
-    const open = [...this.indexes.entries()];
-    this.indexes.clear();
-    for (const [, o] of open) {
-      if (o.timer) clearTimeout(o.timer);
-      const ix = await o.promise.catch(() => null);
-      if (ix) await Promise.resolve(ix.persist()).catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', err: errorText(err) }, 'index not saved; it is rebuilt at the next start'));
-    }
     this.store?.close();
   }
 
@@ -599,191 +570,6 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     return { dirs: [], origin: 'ALLOWED_DIRS' };
   }
 
-  private indexDir(c: CollectionRecord): string {
-    return path.join(this.dir, 'indexes', String(c.id));
-  }
-
-  private indexesOf(c: CollectionRecord): Promise<CollectionIndexes> {
-    let open = this.indexes.get(c.name);
-    if (open && open.collectionId !== c.id) {
-      // Same name, a new collection (the old one was deleted): the cached indexes are stale.
-      this.dropIndexes(c.name, null);
-      open = undefined;
-    }
-    if (!open) {
-      const promise = CollectionIndexes.open(this.indexDir(c), c, this.use(), { ...(this.deps.log ? { log: this.deps.log } : {}) });
-      const entry: OpenIndexes = { promise, timer: null, collectionId: c.id, bytes: 0 };
-      open = entry;
-      this.indexes.set(c.name, entry);
-      promise.then(
-        (ix) => {
-          if (this.indexes.get(c.name) !== entry) return;
-          entry.value = ix;
-          this.enforceIndexBudget(c.name);
-        },
-        (err) => this.dropIndexes(c.name, err),
-      );
-    } else {
-      // Use order: the Map's last entries are the most recently used (index-budget.ts).
-      this.indexes.delete(c.name);
-      this.indexes.set(c.name, open);
-      if (open.value) this.enforceIndexBudget(c.name);
-    }
-    return open.promise;
-  }
-
-  /**
-   * Closes the least recently used open indexes beyond KB_INDEX_CACHE_MB. An evicted index with
-   * commits not yet in its snapshot is persisted first (in the background), so its next open loads
-   * the snapshot instead of catching up; searches already holding it finish on it.
-   */
-  private enforceIndexBudget(justUsed: string): void {
-    for (const o of this.indexes.values()) if (o.value) o.bytes = o.value.approxBytes;
-    const budget = this.deps.config.KB_INDEX_CACHE_MB * 1024 * 1024;
-    for (const name of overBudget(this.indexes, budget, justUsed)) {
-      const open = this.indexes.get(name)!;
-      this.indexes.delete(name);
-      if (open.timer) clearTimeout(open.timer);
-      const ix = open.value!;
-      this.deps.log?.debug?.({ event: 'kb.indexes_evicted', collection: name, approx_bytes: open.bytes }, 'collection indexes closed (KB_INDEX_CACHE_MB)');
-      if (!this.closed) {
-        void ix.persist().catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', collection: name, err: errorText(err) }, 'index snapshot not saved; it is rebuilt from SQLite when needed'));
-      }
-    }
-  }
-
-  private dropIndexes(name: string, err: unknown): void {
-    const open = this.indexes.get(name);
-    if (!open) return;
-    this.indexes.delete(name);
-    if (open.timer) clearTimeout(open.timer);
-    if (err) this.deps.log?.warn({ event: 'kb.indexes_dropped', collection: name, err: errorText(err) }, 'collection indexes dropped; they are reopened (and rebuilt) on next use');
-  }
-
-  private schedulePersist(name: string): void {
-    const open = this.indexes.get(name);
-    if (!open || this.closed) return;
-    if (open.timer) clearTimeout(open.timer);
-    open.timer = setTimeout(() => {
-      open.timer = null;
-      void open.promise
-        .then(async (ix) => {
-          await ix.persist();
-          // Another process was writing this snapshot: try again after the delay (bounded by its lease).
-          if (ix.persistPending && this.indexes.get(name) === open) this.schedulePersist(name);
-        })
-        .catch((err) => this.deps.log?.warn({ event: 'kb.persist_failed', collection: name, err: errorText(err) }, 'index snapshot not saved; it is rebuilt from SQLite when needed'));
-    }, PERSIST_DELAY_MS);
-    open.timer.unref();
-  }
-
-  /**
-   * Waits for indexes of the collection that are being opened: an open reads the store in
-   * batches across awaits, so a commit must land before it starts or after it ends, never during.
-   */
-  private async settled(name: string): Promise<void> {
-    const open = this.indexes.get(name);
-    if (open) await open.promise.catch(() => undefined);
-  }
-
-  // ---- shared DATA_DIR: collection notices and the version check on read ----
-
-  /**
-   * The collection's open indexes, caught up first when another process committed since (the
-   * version read from the store is ahead of theirs). Concurrent searches share one catch-up; it
-   * runs in time slices. A catch-up that fails drops the indexes and opens them again.
-   */
-  private async currentIndexesOf(c: CollectionRecord): Promise<CollectionIndexes> {
-    const ix = await this.indexesOf(c);
-    if (ix.version >= c.version) return ix;
-    try {
-      if (await ix.catchUp(c.version)) this.schedulePersist(c.name);
-      return ix;
-    } catch (err) {
-      this.dropIndexes(c.name, err);
-      if (isToolError(err) && err.code === 'NOT_FOUND') throw toolError('NOT_FOUND', `Collection "${c.name}" not found`);
-      return this.indexesOf(this.collection(c.name));
-    }
-  }
-
-  /**
-   * Subscribes this knowledge base to collection notices on `bus` (dropping the previous
-   * subscription): the constructor calls it for the in-process bus, attachDistributed for Redis.
-   */
-  private listenForCollectionNotices(bus: Bus): void {
-    this.stopNotices?.();
-    this.stopNotices = bus.on('kb:collection', (m) => this.onCollectionNotice(m));
-  }
-
-  /** Tells every process (this one included, which ignores its own) that a collection changed. */
-  private publishCollectionNotice(c: Pick<CollectionRecord, 'id' | 'name'>, version: number, deleted = false): void {
-    try {
-      this.bus.publish('kb:collection', { collection: c.name, collection_id: c.id, version, ...(deleted ? { deleted: true } : {}), origin: this.instanceId });
-    } catch {
-      // Best effort: the version check on read covers a lost notice.
-    }
-  }
-
-  /**
-   * Another process changed a collection: if its indexes are open here, they are caught up
-   * after a short debounce (one catch-up for a burst of commits) or dropped when it was deleted.
-   * Notices for collections not open here are ignored (their next open reads the store).
-   */
-  private onCollectionNotice(m: Record<string, unknown>): void {
-    const name = m.collection;
-    const id = m.collection_id;
-    const version = m.version;
-    if (typeof name !== 'string' || typeof id !== 'number' || typeof version !== 'number' || m.origin === this.instanceId || this.closed) return;
-    const open = this.indexes.get(name);
-    if (!open || open.collectionId !== id) return;
-    if (m.deleted === true) {
-      this.dropIndexes(name, null);
-      void open.promise.then((ix) => ix.retire()).catch(() => undefined);
-      return;
-    }
-    // One entry per open collection at most: bounded by the indexes map.
-    const pending = this.notices.get(name);
-    if (pending) {
-      pending.version = Math.max(pending.version, version);
-      return;
-    }
-    const entry = { version, timer: null as NodeJS.Timeout | null };
-    entry.timer = setTimeout(() => {
-      this.notices.delete(name);
-      void this.catchUpOnNotice(name, id, entry.version);
-    }, NOTICE_DEBOUNCE_MS);
-    entry.timer.unref();
-    this.notices.set(name, entry);
-  }
-
-  private async catchUpOnNotice(name: string, id: number, version: number): Promise<void> {
-    const open = this.indexes.get(name);
-    if (!open || open.collectionId !== id || this.closed) return;
-    try {
-      const ix = await open.promise;
-      if (await ix.catchUp(version)) this.schedulePersist(name);
-    } catch (err) {
-      // Reopened from the store on next use (a deleted collection: not at all).
-      if (this.indexes.get(name) === open) this.dropIndexes(name, isToolError(err) && err.code === 'NOT_FOUND' ? null : err);
-    }
-  }
-
-  private async applyCommit(collection: CollectionRecord, commit: CommitResult): Promise<void> {
-    // Other processes (API replicas) catch their open indexes up; a worker never opens its own.
-    this.publishCollectionNotice(collection, commit.version);
-    // Not open yet: the next open builds from SQLite at the committed version anyway.
-    if (!this.indexes.has(collection.name)) return;
-    try {
-      const ix = await this.indexesOf(collection);
-      await ix.apply(commit, collection);
-      this.schedulePersist(collection.name);
-      this.enforceIndexBudget(collection.name);
-    } catch (err) {
-      // The commit is in SQLite; indexes that missed it are reopened from there.
-      this.dropIndexes(collection.name, err);
-    }
-  }
-
   private async runItem(run: ItemRun): Promise<ItemResult> {
     const store = this.use();
     const c = store.getCollection(run.job.collection);
@@ -807,8 +593,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         documents: this.deps.documents,
         ...(this.deps.caches ? { caches: this.deps.caches } : {}),
         models: this.deps.models,
-        applyCommit: (col, commit) => this.applyCommit(col, commit),
-        beforeCommit: (name) => this.settled(name),
+        applyCommit: (col, commit) => this.registry!.applyCommit(col, commit),
+        beforeCommit: (name) => this.registry!.settled(name),
         ...(this.deps.log ? { log: this.deps.log } : {}),
       },
       src,

@@ -320,6 +320,8 @@ export interface KbStoreApi {
 export interface KnowledgeBaseApi {
   /** The storage state for /health: degraded when the database cannot be opened, is corrupt or takes no writes. */
   storageState?(): StorageState;
+  /** /ready: collections whose indexes are loading (opening or catching up), and the open ones. */
+  indexReadiness?(): { loading: Array<{ collection: string; state: 'opening' | 'catching-up'; since_ms: number }>; open: Array<{ collection: string; source: string; version: number; open_ms: number; approx_bytes: number; opened_by: 'search' | 'commit' }> };
 }
 
 // ---- Added for issue 19 items 1-2 (folder walks, race-safe local reads) ----

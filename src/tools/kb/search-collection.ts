@@ -22,7 +22,7 @@ export const searchCollectionTool = defineTool({
   output: SearchResultSchema,
   timeoutClass: 'extraction',
   rest: { method: 'POST', path: '/v1/collections/:name/search' },
-  errors: [...KB_ERRORS, 'MODEL_UNAVAILABLE'],
+  errors: [...KB_ERRORS, 'MODEL_UNAVAILABLE', 'INDEX_LOADING'],
   annotations: READ_ONLY,
   access: { action: 'search', collection: 'name', what: 'search collections' },
   async handler(input, ctx) {
