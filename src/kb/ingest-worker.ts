@@ -27,7 +27,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DelayedError, Job as BullJob, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { isToolError, toolError, type ErrorCode } from '../errors.ts';
+import { isToolError, toolError } from '../errors.ts';
 import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
 import { randomBytes } from 'node:crypto';
@@ -39,11 +39,8 @@ const UNSAVED_ENDS_MAX = 1_024;
 import { endIfDone, INGEST_QUEUE_NAME, itemJobOptions, spoolOf, type IngestJobData } from './redis-job-queue.ts';
 import type { ItemProgress, ItemStage, JobItem, JobRecord, KbStoreApi } from './types.ts';
 
-/** Codes a retry may cure; anything else is the document's own failure. */
-const TRANSIENT: ReadonlySet<ErrorCode> = new Set(['DOWNLOAD_ERROR', 'OVERLOADED', 'SHUTTING_DOWN', 'STORAGE_UNAVAILABLE', 'INTERNAL_ERROR', 'QUEUE_UNAVAILABLE']);
-const PROGRESS_SAVE_MS = 1_000;
-/** Progress notices per document per second at most (stage changes always go). */
-const PROGRESS_EVENT_MS = 100;
+// One saving pace and one error classing for both queues (document-executor.ts).
+import { isTransient, PROGRESS_EVENT_MS, PROGRESS_SAVE_MS } from './document-executor.ts';
 /** A recorded job this young may still be on its way into Redis: the reconciler leaves it alone. */
 const RECONCILE_GRACE_MS = 15_000;
 const RECONCILE_MAX_ITEMS = 2_000;
@@ -277,8 +274,8 @@ export class IngestWorker {
       return;
     }
     const e = isToolError(err) ? { code: err.code, message: err.message } : { code: 'PROCESSING_ERROR' as const, message: errorText(err) };
-    // An error that is not coded is a bug or an outage somewhere below: worth another try.
-    const transient = isToolError(err) ? TRANSIENT.has(err.code) : true;
+    // Classed as in process: an outage, a 5xx or a crash is worth another try, the document's own failure is not.
+    const transient = isTransient(err);
     const attempt = bj.attemptsMade + 1;
     const attempts = bj.opts.attempts ?? 1;
     if (transient && attempt < attempts) {

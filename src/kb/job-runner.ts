@@ -12,50 +12,30 @@
  * kept here and answered from memory while its end is written again with backoff, and a job of
  * a process that is gone (its owner handle is dead, db.ts) is adopted: resumed, or ended
  * cancelled when cancelling it is asked. So no read ever reports `running` for a job nobody runs.
+ *
+ * A document's run (executor, retries by error class) is document-executor.ts's, shared with the
+ * Redis workers; a failure a retry may cure waits its backoff here, then runs again.
  */
-import { randomBytes } from 'node:crypto';
-import fsSync from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { checkTenantRoom, DEFAULT_TENANT, type TenantLimits } from './tenant-share.ts';
-import { isToolError, toolError } from '../errors.ts';
+import { toolError } from '../errors.ts';
 import { errorText } from '../util/error-text.ts';
-import type { FeedState, ItemProgress, ItemStage, JobEvent, JobItem, JobRecord, JobStatus, KbStoreApi, NewItem } from './types.ts';
+import type { FeedState, JobEvent, JobItem, JobRecord, KbStoreApi, NewItem } from './types.ts';
 import { feedWindow, isWalking, setFeed, stopFeed, wantsFeed, type FeedNext } from './folder-feed.ts';
-// The progress formula is the contract's, so the console draws the fractions the server reports.
-import { jobFraction } from '../contract/job-progress.ts';
+import { cancelItems, countsOf, endItem, feedFailedItem, finishJob, isEnded, itemEndMessage, itemEvent, jobEndEvent, jobItemsOf, newJobRecord, requeueItem, startItem, TERMINAL_STAGES } from './job-state.ts';
+import { afterFailure, executeDocument, PROGRESS_SAVE_MS, type DocumentExecutorDeps, type ItemResult, type ItemRun, type JobOptions } from './document-executor.ts';
+import { hasSpooledUpload, readOptionsSync, removeSpool, sweepSpool, withContentTypes, writeSpool } from './job-spool.ts';
+import { JobEndWriter } from './job-end-writer.ts';
+import { pickFair } from './job-fair-pick.ts';
+import { cancelNotHere, endInterrupted, resumeItems } from './job-orphans.ts';
+import type { JobQueue, QueueStats } from './job-queue.ts';
 
-/** What a job was asked for beyond its items, kept beside its spool so a resumed job runs the same way. */
-export interface JobOptions {
-  force: boolean;
-  ocr?: { mode?: 'auto' | 'always' | 'never'; languages?: string[] };
-  /** Allowed folders for its local paths when they came with the request (MCP roots). */
-  allowedDirs?: string[];
-  allowedOrigin?: string;
-  /** Content types of spooled uploads, by item index. */
-  contentTypes?: Record<number, string>;
-  /** The upload's read sequence number, taken when it was received (the newest read wins: ingest-document.ts). */
-  uploadReadSeq?: number;
-  /** The API key that submitted the job (tenant-share.ts); absent: DEFAULT_TENANT. */
-  tenant?: string;
-}
-
-export interface ItemRun {
-  job: Readonly<JobRecord>;
-  item: Readonly<JobItem>;
-  options: Readonly<JobOptions>;
-  /** Upload items: the spooled bytes. */
-  upload?: Buffer;
-  signal: AbortSignal;
-  /** Stage changes are saved at once; progress within a stage is throttled. */
-  progress(stage: ItemStage, p: Partial<ItemProgress>, documentId: string | null): void;
-}
-
-export interface ItemResult {
-  stage: 'done' | 'skipped';
-  documentId: string;
-  note: string | null;
-}
+// What other modules took from here before the state machine and the executor had files of their own.
+export { countsOf, emptyProgress, endStatus, feedFailedItem, isEnded, itemEvent, jobEndEvent, jobItemsOf, LOST_UPLOAD_REASON, newJobId, newJobRecord, TERMINAL_STAGES } from './job-state.ts';
+export type { ItemResult, ItemRun, JobOptions } from './document-executor.ts';
+export { withContentTypes, writeAtomic } from './job-spool.ts';
+export { END_RETRY_FIRST_MS, END_RETRY_MAX_MS, UNSAVED_ENDS_MAX } from './job-end-writer.ts';
+// Defined beside the job types (folder-feed.ts makes items too, and imports no runner).
+export type { NewItem } from './types.ts';
 
 export interface JobRunnerDeps {
   store: KbStoreApi;
@@ -67,6 +47,8 @@ export interface JobRunnerDeps {
   tenantLimits?: TenantLimits | null;
   /** Seconds per document (INGEST_DOCUMENT_TIMEOUT). */
   documentTimeoutS: number;
+  /** Tries per document when a try fails for a reason a retry may cure (INGEST_ATTEMPTS); absent: 1. */
+  attempts?: number;
   runItem(run: ItemRun): Promise<ItemResult>;
   /** A document that failed (recorded against it in the store by the caller). */
   onItemFailed?(job: Readonly<JobRecord>, item: Readonly<JobItem>, error: { code: string; message: string }): void;
@@ -77,48 +59,18 @@ export interface JobRunnerDeps {
   log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }
 
-// Defined beside the job types (folder-feed.ts makes items too, and imports no runner).
-export type { NewItem } from './types.ts';
-
-export const TERMINAL_STAGES: ReadonlySet<ItemStage> = new Set(['done', 'skipped', 'failed', 'cancelled']);
-const ENDED: ReadonlySet<JobStatus> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
-const PROGRESS_SAVE_MS = 1_000;
-/** Ended jobs whose end could not be written, kept in memory for reads and retried; beyond this the oldest is dropped (the next start resumes it). */
-export const UNSAVED_ENDS_MAX = 256;
-/** Backoff of the retries writing unsaved ends: doubling from the first to the last, then steady. */
-export const END_RETRY_FIRST_MS = 500;
-export const END_RETRY_MAX_MS = 30_000;
 const SAVE_AT_ONCE_MAX_ITEMS = 200;
-export const LOST_UPLOAD_REASON = 'interrupted by a restart; the upload was lost';
-
-const now = () => new Date().toISOString();
-
-export function newJobId(): string {
-  return `job_${randomBytes(6).toString('hex')}`;
-}
-
-export function isEnded(job: Pick<JobRecord, 'status'>): boolean {
-  return ENDED.has(job.status);
-}
-
-export function countsOf(items: JobItem[]): JobRecord['counts'] {
-  const c = { total: items.length, done: 0, skipped: 0, failed: 0, cancelled: 0 };
-  for (const i of items) {
-    if (i.stage === 'done') c.done++;
-    else if (i.stage === 'skipped') c.skipped++;
-    else if (i.stage === 'failed') c.failed++;
-    else if (i.stage === 'cancelled') c.cancelled++;
-  }
-  return c;
-}
-
-export const emptyProgress = (): ItemProgress => ({ pages_done: null, pages_total: null, chunks_embedded: null, chunks_total: null });
 
 interface LiveJob {
   record: JobRecord;
   options: JobOptions;
+  tenant: string;
   pending: number[];
   running: Map<number, AbortController>;
+  /** Items waiting out the backoff before another try, with its timer. */
+  retrying: Map<number, NodeJS.Timeout>;
+  /** Tries made so far, by item (a restart starts again at 0). */
+  tries: Map<number, number>;
   listeners: Set<(e: JobEvent) => void>;
   lastSaved: number;
   saveTimer: NodeJS.Timeout | null;
@@ -128,87 +80,12 @@ interface LiveJob {
   feeding: AbortController | null;
 }
 
-/** The final status of a job whose items have all ended. */
-export function endStatus(job: JobRecord, cancelRequested: boolean): JobStatus {
-  const c = job.counts;
-  if (cancelRequested) return 'cancelled';
-  if (c.failed === 0) return 'succeeded';
-  if (c.failed === c.total) return 'failed';
-  return 'partial';
-}
-
-/** The event a job's end sends its listeners. */
-export function jobEndEvent(job: JobRecord): JobEvent {
-  const c = job.counts;
-  return {
-    job_id: job.id,
-    type: 'job',
-    fraction: 1,
-    job: { id: job.id, status: job.status, reason: job.reason, counts: { ...c } },
-    message: `job ${job.status}: ${c.done} done, ${c.skipped} skipped, ${c.failed} failed, ${c.cancelled} cancelled of ${c.total}${job.reason ? ` (${job.reason})` : ''}`,
-  };
-}
-
-/** A progress or item event of one item. */
-export function itemEvent(job: JobRecord, type: 'progress' | 'item', item: JobItem, message: string): JobEvent {
-  // While its folders are still walked, more items are to come: the job is not done yet.
-  const fraction = isWalking(job) ? Math.min(0.99, jobFraction(job)) : jobFraction(job);
-  return { job_id: job.id, type, fraction, item: structuredClone(item), message };
-}
-
-/** Job items from new items, numbered from `start`: queued, or already ended when left out or failed. */
-export function jobItemsOf(items: readonly NewItem[], start = 0): JobItem[] {
-  return items.map((it, k) => ({
-    index: start + k,
-    source: it.source,
-    source_kind: it.source_kind,
-    stage: it.failed ? ('failed' as const) : it.leftOut ? ('skipped' as const) : ('queued' as const),
-    document_id: null,
-    note: it.leftOut ?? null,
-    error: it.failed ?? null,
-    progress: emptyProgress(),
-    started_at: null,
-    finished_at: it.leftOut || it.failed ? now() : null,
-    ...(it.local ? { local: it.local } : {}),
-  }));
-}
-
-/** A failed item saying why a part of a folder walk failed (the walk ends there). */
-export function feedFailedItem(job: JobRecord, err: unknown): NewItem {
-  const root = job.feed?.roots[Math.min(job.feed.root, job.feed.roots.length - 1)]?.path ?? 'folder';
-  const error = isToolError(err) ? { code: err.code, message: err.message } : { code: 'PROCESSING_ERROR', message: errorText(err) };
-  return { source: root, source_kind: 'path', failed: { code: error.code, message: `the folder walk stopped here: ${error.message}` } };
-}
-
-/** A new job's record: every item queued, nothing started. */
-export function newJobRecord(collection: string, items: readonly NewItem[], feed?: FeedState): JobRecord {
-  const record: JobRecord = {
-    id: newJobId(),
-    collection,
-    status: 'queued',
-    reason: null,
-    items: jobItemsOf(items),
-    counts: countsOf([]),
-    created_at: now(),
-    started_at: null,
-    finished_at: null,
-    resumed: 0,
-  };
-  record.counts = countsOf(record.items);
-  if (feed) setFeed(record, feed);
-  return record;
-}
-
-/** The job's options with the uploads' content types by item index (kept beside the spool). */
-export function withContentTypes(options: JobOptions, items: readonly NewItem[]): JobOptions {
-  const contentTypes: Record<number, string> = {};
-  items.forEach((it, i) => {
-    if (it.upload?.contentType) contentTypes[i] = it.upload.contentType;
-  });
-  return { ...options, ...(Object.keys(contentTypes).length ? { contentTypes } : {}) };
-}
-
-export class JobRunner {
+/**
+ * Longer than ~300 lines because scheduling (pump), a document's turn (runOne), a job's end,
+ * folder feeding and saving share the live jobs' state; what needs none of it (the state
+ * machine, the executor, the spool, unsaved ends, fair picking, orphans) has a file of its own.
+ */
+export class JobRunner implements JobQueue {
   private readonly live = new Map<string, LiveJob>();
   /** Counts item starts: a job's last turn, for round-robin. */
   private turns = 0;
@@ -217,26 +94,28 @@ export class JobRunner {
   private active = 0;
   private closed = false;
   private readonly idle = new Set<() => void>();
-  /** Ended jobs whose end is not in the store yet (insertion order: oldest first), with their options for the spool. */
-  private readonly unsaved = new Map<string, JobRecord>();
-  private retryTimer: NodeJS.Timeout | null = null;
-  private retryDelay = END_RETRY_FIRST_MS;
+  private readonly ends: JobEndWriter;
+  private readonly executor: DocumentExecutorDeps;
   /** Room held by folder walks under way: their files count against INGEST_QUEUE_MAX before they arrive. */
   private reserved = 0;
   /** The most documents seen waiting at once since start (health reports it). */
   private queuedPeak = 0;
+  private retried = 0;
 
-  constructor(private readonly deps: JobRunnerDeps) {}
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.ends = new JobEndWriter({ store: deps.store, onSaved: (id) => void removeSpool(deps.spoolDir, id), ...(deps.log ? { log: deps.log } : {}) });
+    this.executor = { spoolDir: deps.spoolDir, documentTimeoutS: deps.documentTimeoutS, runItem: (run) => deps.runItem(run) };
+  }
 
   /** Ended jobs whose end could not be written yet (for health reports and tests). */
   unsavedEnds(): number {
-    return this.unsaved.size;
+    return this.ends.size;
   }
 
-  /** Documents waiting (not yet started) across all jobs. */
+  /** Documents waiting (not yet started, or waiting to be tried again) across all jobs. */
   queued(): number {
     let n = 0;
-    for (const j of this.live.values()) n += j.pending.length;
+    for (const j of this.live.values()) n += j.pending.length + j.retrying.size;
     return n;
   }
 
@@ -244,10 +123,11 @@ export class JobRunner {
     return this.active;
   }
 
-  stats(): { jobs_active: number; documents_queued: number; documents_queued_peak: number; documents_running: number; queue_max: number; concurrency: number; folders_walking: number } {
+  stats(): QueueStats & { documents_queued_peak: number; folders_walking: number; job_ends_unsaved: number; retried: number } {
     let walking = 0;
     for (const j of this.live.values()) if (isWalking(j.record)) walking++;
     return {
+      queue: 'in-process',
       jobs_active: this.live.size,
       documents_queued: this.queued(),
       documents_queued_peak: this.queuedPeak,
@@ -255,12 +135,14 @@ export class JobRunner {
       queue_max: this.deps.queueMax,
       concurrency: this.deps.concurrency,
       folders_walking: walking,
+      job_ends_unsaved: this.ends.size,
+      retried: this.retried,
     };
   }
 
   /** The live record of a job that has not ended, or of one whose end is not saved yet (null otherwise: read the store). */
   liveJob(id: string): JobRecord | null {
-    return this.live.get(id)?.record ?? this.unsaved.get(id) ?? null;
+    return this.live.get(id)?.record ?? this.ends.get(id) ?? null;
   }
 
   /** Jobs of a collection still queued or running. */
@@ -273,9 +155,9 @@ export class JobRunner {
     if (this.deps.tenantLimits) {
       const load = { waiting: 0, jobs: 0 };
       for (const j of this.live.values()) {
-        if ((j.options.tenant ?? DEFAULT_TENANT) !== tenant) continue;
+        if (j.tenant !== tenant) continue;
         load.jobs++;
-        load.waiting += j.pending.length;
+        load.waiting += j.pending.length + j.retrying.size;
       }
       checkTenantRoom(tenant, load, count, this.deps.tenantLimits);
     }
@@ -317,21 +199,14 @@ export class JobRunner {
     const record = newJobRecord(collection, items, feed);
     const id = record.id;
     const opts = withContentTypes(options, items);
-    const uploads = items.map((it, i) => [i, it.upload] as const).filter(([, u]) => u);
-    const needsSpool = uploads.length > 0 || opts.force || opts.ocr || opts.allowedDirs || (opts.tenant !== undefined && opts.tenant !== DEFAULT_TENANT);
-    if (needsSpool) {
-      try {
-        for (const [i, u] of uploads) await writeAtomic(path.join(this.spoolOf(id), String(i)), u!.bytes);
-        await writeAtomic(path.join(this.spoolOf(id), 'options.json'), Buffer.from(JSON.stringify(opts)));
-      } catch (err) {
-        await this.removeSpool(id);
-        throw toolError('STORAGE_UNAVAILABLE', `The job could not be written to DATA_DIR (${(err as NodeJS.ErrnoException).code ?? errorText(err)})`, err);
-      }
-    }
+    const hasUpload = items.some((it) => it.upload);
+    // Without uploads or options a resume needs, nothing is written (the common case stays off the disk).
+    const needsSpool = hasUpload || opts.force || opts.ocr || opts.allowedDirs || (opts.tenant !== undefined && opts.tenant !== DEFAULT_TENANT);
+    if (needsSpool) await writeSpool(this.deps.spoolDir, id, items, opts);
     try {
       this.deps.store.createJob(record);
     } catch (err) {
-      await this.removeSpool(id);
+      await removeSpool(this.deps.spoolDir, id);
       throw err;
     }
     const answer = structuredClone(record);
@@ -348,40 +223,23 @@ export class JobRunner {
   resume(collectionExists: (name: string) => boolean, opts: { adopt?: boolean } = {}): { resumed: number; failed: number } {
     let resumed = 0;
     let failed = 0;
+    const spool = this.deps.spoolDir;
     // Only jobs no live process runs: with --workers N another process may be running its own.
     for (const job of this.deps.store.claimOrphanJobs()) {
       // Claimed again because this process owns it: it runs here already (an adoption after start).
-      if (this.live.has(job.id) || this.unsaved.has(job.id)) continue;
-      const options = this.readOptions(job.id) ?? { force: false };
+      if (this.live.has(job.id) || this.ends.has(job.id)) continue;
+      const options = readOptionsSync(spool, job.id) ?? { force: false };
       if (!collectionExists(job.collection)) {
-        this.endInterrupted(job, 'interrupted by a restart; the collection no longer exists');
+        endInterrupted(this.deps.store, job, 'interrupted by a restart; the collection no longer exists');
+        void removeSpool(spool, job.id);
         failed++;
         continue;
       }
-      const pending: number[] = [];
-      let lostUpload = false;
-      for (const item of job.items) {
-        if (TERMINAL_STAGES.has(item.stage)) continue;
-        if (item.source_kind === 'upload' && !fsSync.existsSync(path.join(this.spoolOf(job.id), String(item.index)))) {
-          item.stage = 'failed';
-          item.error = { code: 'PROCESSING_ERROR', message: LOST_UPLOAD_REASON };
-          item.finished_at = now();
-          lostUpload = true;
-          try {
-            this.deps.onItemFailed?.(job, item, item.error);
-          } catch {
-            // recorded in the job either way
-          }
-          continue;
-        }
-        item.stage = 'queued';
-        item.progress = emptyProgress();
-        item.started_at = null;
-        pending.push(item.index);
-      }
-      job.resumed++;
-      if (lostUpload) job.reason = LOST_UPLOAD_REASON;
-      job.counts = countsOf(job.items);
+      const pending = resumeItems(
+        job,
+        (index) => hasSpooledUpload(spool, job.id, index),
+        (item) => this.reportFailed(job, item),
+      );
       this.deps.log?.info({ event: 'kb.job.resumed', job: job.id, pending: pending.length }, 'ingestion job resumed after a restart');
       resumed++;
       if (pending.length === 0 && !isWalking(job)) {
@@ -391,31 +249,29 @@ export class JobRunner {
       this.deps.store.saveJob(job);
       this.enqueue(job, options, pending);
     }
-    if (!opts.adopt) void this.sweepSpool();
+    if (!opts.adopt) void sweepSpool(spool, (id) => this.live.has(id) || this.ends.has(id));
     return { resumed, failed };
   }
 
   cancel(id: string, reason = 'cancelled by request'): JobRecord {
     const live = this.live.get(id);
     if (!live) {
-      const ended = this.unsaved.get(id) ?? this.deps.store.getJob(id);
+      const ended = this.ends.get(id) ?? this.deps.store.getJob(id);
       if (!ended) throw toolError('NOT_FOUND', `Job ${id} not found`);
       if (isEnded(ended)) throw toolError('CONFLICT', `Job ${id} already ended (${ended.status}); only queued or running jobs can be cancelled`);
-      return this.cancelNotHere(ended, reason);
+      return cancelNotHere(this.deps.store, ended, reason, (job) => this.ends.save(job), this.deps.log);
     }
     live.cancelRequested = true;
     live.record.reason = reason;
     // Its folders are walked no further.
     stopFeed(live.record);
     live.feeding?.abort(toolError('CONFLICT', `Job ${id} was cancelled`));
-    for (const index of live.pending) {
-      const item = live.record.items[index]!;
-      item.stage = 'cancelled';
-      item.finished_at = now();
-    }
+    // Waiting and backing-off documents are cancelled now, running ones when they stop.
+    cancelItems(live.record, 'queued');
     live.pending = [];
+    for (const timer of live.retrying.values()) clearTimeout(timer);
+    live.retrying.clear();
     for (const ctrl of live.running.values()) ctrl.abort(toolError('CONFLICT', `Job ${id} was cancelled`));
-    live.record.counts = countsOf(live.record.items);
     if (live.running.size === 0) this.finish(live);
     else this.save(live, true);
     return structuredClone(live.record);
@@ -427,11 +283,11 @@ export class JobRunner {
       live.listeners.add(listener);
       return () => void live.listeners.delete(listener);
     }
-    const stored = this.unsaved.get(id) ?? this.deps.store.getJob(id);
+    const stored = this.ends.get(id) ?? this.deps.store.getJob(id);
     if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
     let active = true;
     queueMicrotask(() => {
-      if (active) listener(this.jobEvent(stored));
+      if (active) listener(jobEndEvent(stored));
     });
     return () => {
       active = false;
@@ -441,7 +297,7 @@ export class JobRunner {
   async waitFor(id: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
     const live = this.live.get(id);
     if (!live) {
-      const unsaved = this.unsaved.get(id);
+      const unsaved = this.ends.get(id);
       if (unsaved) return structuredClone(unsaved);
       const stored = this.deps.store.getJob(id);
       if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
@@ -467,12 +323,11 @@ export class JobRunner {
   /** Stops taking work; running items are aborted and their jobs left as they are, to resume on the next start. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    // A last try; what still cannot be written is resumed (or failed) by the next start.
-    this.retryUnsaved();
+    this.ends.close();
     for (const live of this.live.values()) {
       if (live.saveTimer) clearTimeout(live.saveTimer);
+      // Documents waiting for another try stay queued in the store: the next start runs them.
+      for (const timer of live.retrying.values()) clearTimeout(timer);
       live.feeding?.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
       for (const ctrl of live.running.values()) ctrl.abort(toolError('SHUTTING_DOWN', 'The server is stopping'));
     }
@@ -481,12 +336,22 @@ export class JobRunner {
 
   // ---- internals ----
 
-  private spoolOf(id: string): string {
-    return path.join(this.deps.spoolDir, id);
-  }
-
   private track(record: JobRecord, options: JobOptions): LiveJob {
-    const live: LiveJob = { record, options, pending: [], running: new Map(), listeners: new Set(), lastSaved: 0, saveTimer: null, cancelRequested: false, lastTurn: 0, feeding: null };
+    const live: LiveJob = {
+      record,
+      options,
+      tenant: options.tenant ?? DEFAULT_TENANT,
+      pending: [],
+      running: new Map(),
+      retrying: new Map(),
+      tries: new Map(),
+      listeners: new Set(),
+      lastSaved: 0,
+      saveTimer: null,
+      cancelRequested: false,
+      lastTurn: 0,
+      feeding: null,
+    };
     this.live.set(record.id, live);
     return live;
   }
@@ -515,7 +380,7 @@ export class JobRunner {
     if (limits) {
       const name = tenant ?? DEFAULT_TENANT;
       let waiting = extraWaiting;
-      for (const j of this.live.values()) if ((j.options.tenant ?? DEFAULT_TENANT) === name) waiting += j.pending.length;
+      for (const j of this.live.values()) if (j.tenant === name) waiting += j.pending.length + j.retrying.size;
       room = Math.min(room, limits.queueMax - waiting);
     }
     return Math.max(0, room);
@@ -564,7 +429,7 @@ export class JobRunner {
     this.notePeak();
     // Written at once: the new items and where the walk stands, in one statement.
     this.save(live, true, true);
-    if (live.pending.length === 0 && live.running.size === 0 && !isWalking(job)) {
+    if (this.drained(live)) {
       this.finish(live);
       return;
     }
@@ -572,39 +437,26 @@ export class JobRunner {
     this.maybeFeed(live);
   }
 
-  /**
-   * Starts items while slots are free. Fair between keys first, then between jobs: the next item
-   * comes from the tenant (tenant-share.ts) with the fewest documents running, then the one whose
-   * last turn is oldest; within it, from the job with the fewest running, then the oldest turn (a
-   * new job goes first). So one key's thousand documents delay another key's one by at most one
-   * document per slot.
-   */
+  /** Nothing waits, runs, backs off or is walked: the job may end. */
+  private drained(live: LiveJob): boolean {
+    return live.pending.length === 0 && live.running.size === 0 && live.retrying.size === 0 && !live.feeding && !isWalking(live.record);
+  }
+
+  /** Starts items while slots are free, fair between keys and jobs (job-fair-pick.ts). */
   private pump(): void {
+    const view = () =>
+      [...this.live.values()].map((j) => ({ live: j, tenant: j.tenant, running: j.running.size, waiting: j.pending.length, lastTurn: j.lastTurn }));
     while (!this.closed && this.active < this.deps.concurrency) {
-      const tenants = new Map<string, { running: number; lastTurn: number; next: LiveJob | null }>();
-      for (const j of this.live.values()) {
-        const name = j.options.tenant ?? DEFAULT_TENANT;
-        let t = tenants.get(name);
-        if (!t) tenants.set(name, (t = { running: 0, lastTurn: this.tenantTurns.get(name) ?? 0, next: null }));
-        t.running += j.running.size;
-        if (j.pending.length === 0) continue;
-        const n = t.next;
-        if (!n || j.running.size < n.running.size || (j.running.size === n.running.size && j.lastTurn < n.lastTurn)) t.next = j;
-      }
-      let pick: { name: string; running: number; lastTurn: number; next: LiveJob | null } | null = null;
-      for (const [name, t] of tenants) {
-        if (!t.next) continue;
-        if (!pick || t.running < pick.running || (t.running === pick.running && t.lastTurn < pick.lastTurn)) pick = { name, ...t };
-      }
-      if (!pick) return;
-      const next = pick.next!;
+      const pick = pickFair(view(), this.tenantTurns);
+      if (!pick) break;
+      const next = pick.job.live;
       next.lastTurn = ++this.turns;
-      this.tenantTurns.set(pick.name, next.lastTurn);
+      this.tenantTurns.set(pick.tenant, next.lastTurn);
       void this.runOne(next, next.pending.shift()!);
     }
     // Turns of tenants without live jobs are forgotten (they would start at 0, first, anyway).
     if (this.tenantTurns.size > 64) {
-      const live = new Set([...this.live.values()].map((j) => j.options.tenant ?? DEFAULT_TENANT));
+      const live = new Set([...this.live.values()].map((j) => j.tenant));
       for (const name of this.tenantTurns.keys()) if (!live.has(name)) this.tenantTurns.delete(name);
     }
   }
@@ -615,151 +467,93 @@ export class JobRunner {
     const item = job.items[index]!;
     const ctrl = new AbortController();
     live.running.set(index, ctrl);
-    const timeoutMs = this.deps.documentTimeoutS * 1000;
-    const timer = setTimeout(
-      () => ctrl.abort(toolError('TIMEOUT', `The document took longer than INGEST_DOCUMENT_TIMEOUT (${this.deps.documentTimeoutS} s)`)),
-      Math.min(timeoutMs, 2 ** 31 - 1),
-    );
-    if (job.status === 'queued') {
-      job.status = 'running';
-      job.started_at = now();
-    }
-    item.started_at = now();
-    item.stage = 'downloading';
+    const tries = (live.tries.get(index) ?? 0) + 1;
+    live.tries.set(index, tries);
+    startItem(job, item);
     this.save(live, true);
     this.emit(live, 'progress', item, `${item.source}: downloading`);
-    try {
-      let upload: Buffer | undefined;
-      if (item.source_kind === 'upload') {
-        upload = await fs.readFile(path.join(this.spoolOf(job.id), String(index))).catch(() => {
-          throw toolError('PROCESSING_ERROR', LOST_UPLOAD_REASON);
-        });
-      }
-      const result = await this.deps.runItem({
-        job,
-        item,
-        options: live.options,
-        ...(upload ? { upload } : {}),
-        signal: ctrl.signal,
-        progress: (stage, p, documentId) => {
-          if (ctrl.signal.aborted) return;
-          const changed = stage !== item.stage;
-          item.stage = stage;
-          if (documentId) item.document_id = documentId;
-          Object.assign(item.progress, p);
-          this.save(live, changed);
-          this.emit(live, 'progress', item, `${item.source}: ${stage}`);
-        },
-      });
-      item.stage = result.stage;
-      item.document_id = result.documentId;
-      item.note = result.note;
-    } catch (err) {
-      const cancelled = live.cancelRequested && ctrl.signal.aborted;
-      if (cancelled) {
-        item.stage = 'cancelled';
-        this.deps.onItemCancelled?.(job, item);
-      } else if (this.closed && ctrl.signal.aborted) {
-        // Shutting down: left as it stands; the next start re-queues it.
-        clearTimeout(timer);
-        live.running.delete(index);
-        this.active--;
-        if (this.active === 0) for (const f of this.idle) f();
-        return;
-      } else {
-        const e = isToolError(err) ? { code: err.code, message: err.message } : { code: 'PROCESSING_ERROR', message: errorText(err) };
-        item.stage = 'failed';
-        item.error = e;
-        try {
-          this.deps.onItemFailed?.(job, item, e);
-        } catch (recordErr) {
-          this.deps.log?.warn({ event: 'kb.item.record_failed', job: job.id, err: errorText(recordErr) }, 'could not record a failed document');
-        }
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+    const outcome = await executeDocument(this.executor, {
+      job,
+      item,
+      options: live.options,
+      ctrl,
+      onProgress: (changed) => {
+        this.save(live, changed);
+        this.emit(live, 'progress', item, `${item.source}: ${item.stage}`);
+      },
+    });
     live.running.delete(index);
-    item.finished_at = now();
+    if (outcome.kind === 'ended') endItem(item, outcome.end);
+    else if (live.cancelRequested && ctrl.signal.aborted) {
+      endItem(item, { stage: 'cancelled', document_id: item.document_id, note: null, error: null });
+      this.deps.onItemCancelled?.(job, item);
+    } else if (this.closed && ctrl.signal.aborted) {
+      // Shutting down: left as it stands; the next start re-queues it.
+      this.slotFreed();
+      return;
+    } else {
+      const failed = outcome.kind === 'failed' ? outcome : { kind: 'failed' as const, error: { code: 'PROCESSING_ERROR', message: errorText(outcome.reason) }, transient: false, cause: outcome.reason };
+      const next = afterFailure(failed, item, tries, this.deps.attempts ?? 1);
+      if (next.retry) {
+        this.retryLater(live, item, next.delayMs, next.note, failed.error.code);
+        this.slotFreed();
+        this.pump();
+        return;
+      }
+      endItem(item, next.end);
+      this.reportFailed(job, item);
+    }
     job.counts = countsOf(job.items);
-    this.emit(live, 'item', item, `${item.source}: ${item.stage}${item.error ? ` (${item.error.code}: ${item.error.message})` : ''}`);
-    if (live.pending.length === 0 && live.running.size === 0 && !isWalking(job) && !live.feeding) this.finish(live);
+    this.emit(live, 'item', item, itemEndMessage(item));
+    if (this.drained(live)) this.finish(live);
     else {
       this.save(live, true);
       // Cancelling asked by another process (it found this one alive, db.ts) is seen between documents.
       if (!live.cancelRequested && this.cancelAskedInStore(job.id)) this.cancel(job.id);
     }
-    this.active--;
-    if (this.active === 0) for (const f of this.idle) f();
+    this.slotFreed();
     this.pump();
     // A document ended: room for the next part of a folder (this job's or another's).
     this.feedAll();
   }
 
+  /** Back to the queue after the backoff; until then it counts as waiting and its job does not end. */
+  private retryLater(live: LiveJob, item: JobItem, delayMs: number, note: string, code: string): void {
+    this.retried++;
+    requeueItem(item, note);
+    this.save(live, true);
+    this.emit(live, 'progress', item, `${item.source}: retrying after ${code}`);
+    const timer = setTimeout(() => {
+      live.retrying.delete(item.index);
+      if (this.closed || live.cancelRequested || this.live.get(live.record.id) !== live) return;
+      // First in line: it waited its turn already.
+      live.pending.unshift(item.index);
+      this.pump();
+    }, delayMs);
+    live.retrying.set(item.index, timer);
+  }
+
+  private slotFreed(): void {
+    this.active--;
+    if (this.active === 0) for (const f of this.idle) f();
+  }
+
+  private reportFailed(job: JobRecord, item: JobItem): void {
+    try {
+      if (item.error) this.deps.onItemFailed?.(job, item, item.error);
+    } catch (recordErr) {
+      this.deps.log?.warn({ event: 'kb.item.record_failed', job: job.id, err: errorText(recordErr) }, 'could not record a failed document');
+    }
+  }
+
   private finish(live: LiveJob): void {
     const job = live.record;
     if (live.saveTimer) clearTimeout(live.saveTimer);
-    job.counts = countsOf(job.items);
-    const c = job.counts;
-    job.status = endStatus(job, live.cancelRequested);
-    if (!job.reason) job.reason = storageReason(job);
-    if (job.status === 'failed' && !job.reason) job.reason = c.total === 1 ? 'its document failed' : 'every document failed';
-    job.finished_at = now();
+    finishJob(job, live.cancelRequested);
     this.live.delete(job.id);
-    this.saveEnd(job);
-    const e = this.jobEvent(job);
+    this.ends.save(job);
+    const e = jobEndEvent(job);
     for (const l of live.listeners) safeCall(l, e);
-  }
-
-  /**
-   * Writes an ended job; when the store fails, the job is kept in memory (reads answer it from
-   * there, never the stale `running` row) and written again with backoff while the process lives.
-   * The spool goes only once the end is written: until then a restart may still resume the job.
-   */
-  private saveEnd(job: JobRecord): void {
-    try {
-      this.deps.store.saveJob(job);
-      void this.removeSpool(job.id);
-      return;
-    } catch (err) {
-      this.deps.log?.warn({ event: 'kb.job.save_failed', job: job.id, err: errorText(err) }, 'could not record the end of a job; retrying');
-    }
-    this.unsaved.delete(job.id);
-    this.unsaved.set(job.id, job);
-    while (this.unsaved.size > UNSAVED_ENDS_MAX) {
-      const oldest = this.unsaved.keys().next().value!;
-      this.unsaved.delete(oldest);
-      this.deps.log?.warn({ event: 'kb.job.end_dropped', job: oldest }, 'too many job ends wait to be written; the oldest is left to the next start');
-    }
-    this.scheduleRetry();
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer || this.closed || this.unsaved.size === 0) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      const before = this.unsaved.size;
-      this.retryUnsaved();
-      // Progress (the storage is back) restarts the backoff; none doubles it.
-      this.retryDelay = this.unsaved.size < before ? END_RETRY_FIRST_MS : Math.min(END_RETRY_MAX_MS, this.retryDelay * 2);
-      this.scheduleRetry();
-    }, this.retryDelay);
-    this.retryTimer.unref();
-  }
-
-  /** Writes the unsaved ends, oldest first, stopping at the first failure (the storage is still down). */
-  private retryUnsaved(): void {
-    for (const [id, job] of this.unsaved) {
-      try {
-        this.deps.store.saveJob(job);
-      } catch {
-        return;
-      }
-      this.unsaved.delete(id);
-      this.deps.log?.info({ event: 'kb.job.end_saved', job: id, status: job.status }, 'the end of a job was recorded after the storage came back');
-      void this.removeSpool(id);
-    }
-    if (this.unsaved.size === 0) this.retryDelay = END_RETRY_FIRST_MS;
   }
 
   private cancelAskedInStore(id: string): boolean {
@@ -768,61 +562,6 @@ export class JobRunner {
     } catch {
       return false;
     }
-  }
-
-  /**
-   * Cancels an unfinished job this runner does not run. Its owner gone (killed, its pid perhaps
-   * reused since): claimed and ended cancelled here, its unfinished documents cancelled. Its
-   * owner another live process: the request is stored in the row, which that process reads
-   * between documents, and the job is answered as it stands.
-   */
-  private cancelNotHere(stored: JobRecord, reason: string): JobRecord {
-    const store = this.deps.store;
-    const claimed = store.claimJob ? store.claimJob(stored.id) : store.jobOwner?.(stored.id) === 'live' ? null : stored;
-    if (!claimed) {
-      const asked = store.updateJob(stored.id, (job, flags) => {
-        if (isEnded(job)) return false;
-        flags.cancelRequested = true;
-        job.reason = reason;
-      });
-      if (!asked) throw toolError('NOT_FOUND', `Job ${stored.id} not found`);
-      if (isEnded(asked)) throw toolError('CONFLICT', `Job ${stored.id} already ended (${asked.status}); only queued or running jobs can be cancelled`);
-      return asked;
-    }
-    const job = claimed;
-    stopFeed(job);
-    for (const item of job.items) {
-      if (TERMINAL_STAGES.has(item.stage)) continue;
-      item.stage = 'cancelled';
-      item.finished_at = now();
-    }
-    job.counts = countsOf(job.items);
-    job.status = 'cancelled';
-    job.reason = `${reason} (its process was gone)`;
-    job.finished_at = now();
-    this.deps.log?.info({ event: 'kb.job.cancelled_orphan', job: job.id }, 'cancelled a job whose process is gone');
-    this.saveEnd(job);
-    return structuredClone(job);
-  }
-
-  private endInterrupted(job: JobRecord, reason: string): void {
-    stopFeed(job);
-    for (const item of job.items) {
-      if (TERMINAL_STAGES.has(item.stage)) continue;
-      item.stage = 'failed';
-      item.error = { code: 'PROCESSING_ERROR', message: reason };
-      item.finished_at = now();
-    }
-    job.counts = countsOf(job.items);
-    job.status = job.counts.failed === job.counts.total ? 'failed' : 'partial';
-    job.reason = reason;
-    job.finished_at = now();
-    try {
-      this.deps.store.saveJob(job);
-    } catch {
-      // its collection (and so its row) is gone
-    }
-    void this.removeSpool(job.id);
   }
 
   /**
@@ -857,37 +596,6 @@ export class JobRunner {
     const e = itemEvent(live.record, type, item, message);
     for (const l of live.listeners) safeCall(l, e);
   }
-
-  private jobEvent(job: JobRecord): JobEvent {
-    return jobEndEvent(job);
-  }
-
-  private readOptions(id: string): JobOptions | null {
-    try {
-      return JSON.parse(fsSync.readFileSync(path.join(this.spoolOf(id), 'options.json'), 'utf8')) as JobOptions;
-    } catch {
-      return null;
-    }
-  }
-
-  private async removeSpool(id: string): Promise<void> {
-    await fs.rm(this.spoolOf(id), { recursive: true, force: true }).catch(() => undefined);
-  }
-
-  /** Spool folders of jobs that are not live (ended, or deleted with their collection). */
-  private async sweepSpool(): Promise<void> {
-    const names = await fs.readdir(this.deps.spoolDir).catch(() => [] as string[]);
-    for (const name of names) {
-      if (!this.live.has(name) && !this.unsaved.has(name)) await fs.rm(path.join(this.deps.spoolDir, name), { recursive: true, force: true }).catch(() => undefined);
-    }
-  }
-}
-
-/** The reason of a job some of whose documents failed because the storage did (a full disk), or null. */
-function storageReason(job: JobRecord): string | null {
-  const failed = job.items.filter((i) => i.stage === 'failed' && i.error?.code === 'STORAGE_UNAVAILABLE');
-  if (failed.length === 0) return null;
-  return `storage unavailable: ${failed.length} of ${job.counts.total} documents could not be saved (${failed[0]!.error!.message})`;
 }
 
 export function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
@@ -896,18 +604,4 @@ export function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
   } catch {
     // a listener's failure is its own
   }
-}
-
-/** temp file in the same folder, fsync, rename: a reader sees the whole file or none. */
-export async function writeAtomic(file: string, data: Buffer): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.p${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await fs.open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fs.rename(tmp, file);
 }

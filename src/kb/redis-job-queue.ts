@@ -13,17 +13,22 @@
  *   so the worker running a document aborts it at once; documents still waiting end as cancelled.
  */
 import { checkTenantRoom, DEFAULT_TENANT, type TenantLimits, type TenantLoad } from './tenant-share.ts';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { Queue } from 'bullmq';
 import { toolError } from '../errors.ts';
 import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
 import { withTimeout } from '../util/timeout.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
-import { countsOf, endStatus, isEnded, jobEndEvent, newJobRecord, safeCall, TERMINAL_STAGES, withContentTypes, writeAtomic, type JobOptions, type NewItem } from './job-runner.ts';
-import type { FeedState, JobEvent, JobRecord, KbStoreApi } from './types.ts';
-import { feedWindow, isWalking, stopFeed } from './folder-feed.ts';
+import { safeCall } from './job-runner.ts';
+import { cancelItems, endIfDone, failUnfinished, isEnded, jobEndEvent, newJobRecord, TERMINAL_STAGES } from './job-state.ts';
+import { RETRY_FIRST_MS, type JobOptions } from './document-executor.ts';
+import { removeSpool, spoolOf, withContentTypes, writeSpool } from './job-spool.ts';
+import type { FeedState, JobEvent, JobRecord, KbStoreApi, NewItem } from './types.ts';
+import { feedWindow, stopFeed } from './folder-feed.ts';
+
+// The worker imports these from here (they were defined here before job-state.ts and job-spool.ts).
+export { endIfDone } from './job-state.ts';
+export { spoolOf } from './job-spool.ts';
 
 export const INGEST_QUEUE_NAME = 'ingest';
 /** BullMQ's largest priority. */
@@ -53,8 +58,6 @@ export interface RedisJobQueueDeps {
   log?: { warn(obj: object, msg?: string): void; info(obj: object, msg?: string): void };
 }
 
-const now = () => new Date().toISOString();
-
 /**
  * BullMQ options of one document: priority by rank, retries with exponential backoff, bounded
  * history in Redis. The rank is the item's index (jobs take turns), or with API keys its place in
@@ -66,29 +69,11 @@ export function itemJobOptions(jobId: string, index: number, attempts: number, r
     jobId: `${jobId}-${index}`,
     priority: Math.min(rank + 1, MAX_PRIORITY),
     attempts,
-    backoff: { type: 'exponential' as const, delay: 2_000 },
+    // The same waits as in process (document-executor.ts's retryDelayMs).
+    backoff: { type: 'exponential' as const, delay: RETRY_FIRST_MS },
     removeOnComplete: { count: 1_000 },
     removeOnFail: { count: 5_000 },
   };
-}
-
-/**
- * When every item has ended: the job's status, reason and end time (true). Called inside the
- * store's updateJob transaction, so exactly one process ends a job.
- */
-export function endIfDone(job: JobRecord, cancelRequested: boolean): boolean {
-  job.counts = countsOf(job.items);
-  // Its folders still walked: more documents are to come (folder-feed.ts).
-  if (isEnded(job) || isWalking(job) || job.items.some((i) => !TERMINAL_STAGES.has(i.stage))) return false;
-  job.status = endStatus(job, cancelRequested);
-  const c = job.counts;
-  if (job.status === 'failed' && !job.reason) job.reason = c.total === 1 ? 'its document failed' : 'every document failed';
-  job.finished_at = now();
-  return true;
-}
-
-export function spoolOf(spoolDir: string, jobId: string): string {
-  return path.join(spoolDir, jobId);
 }
 
 export class RedisJobQueue implements JobQueue {
@@ -181,19 +166,12 @@ export class RedisJobQueue implements JobQueue {
     const record = newJobRecord(collection, items, feed);
     const id = record.id;
     const opts = withContentTypes(options, items);
-    const spool = spoolOf(this.deps.spoolDir, id);
     // Always written: the worker that runs a document is another process and reads the options here.
-    try {
-      for (const [i, it] of items.entries()) if (it.upload) await writeAtomic(path.join(spool, String(i)), it.upload.bytes);
-      await writeAtomic(path.join(spool, 'options.json'), Buffer.from(JSON.stringify(opts)));
-    } catch (err) {
-      await fs.rm(spool, { recursive: true, force: true }).catch(() => undefined);
-      throw toolError('STORAGE_UNAVAILABLE', `The job could not be written to DATA_DIR (${(err as NodeJS.ErrnoException).code ?? errorText(err)})`, err);
-    }
+    await writeSpool(this.deps.spoolDir, id, items, opts);
     try {
       this.deps.store.createJob(record);
     } catch (err) {
-      await fs.rm(spool, { recursive: true, force: true }).catch(() => undefined);
+      await removeSpool(this.deps.spoolDir, id);
       throw err;
     }
     try {
@@ -211,17 +189,12 @@ export class RedisJobQueue implements JobQueue {
       // Recorded, not queued: the job ends here with the reason rather than waiting forever.
       const reason = `the ingestion queue in Redis could not be reached (${errorText(err)})`;
       this.deps.store.updateJob(id, (job) => {
-        for (const item of job.items) {
-          if (TERMINAL_STAGES.has(item.stage)) continue;
-          item.stage = 'failed';
-          item.error = { code: 'QUEUE_UNAVAILABLE', message: reason };
-          item.finished_at = now();
-        }
+        failUnfinished(job, { code: 'QUEUE_UNAVAILABLE', message: reason });
         job.reason = reason;
         stopFeed(job);
         endIfDone(job, false);
       });
-      await fs.rm(spool, { recursive: true, force: true }).catch(() => undefined);
+      await removeSpool(this.deps.spoolDir, id);
       throw unreachable(err);
     }
     return record;
@@ -240,11 +213,7 @@ export class RedisJobQueue implements JobQueue {
       // Its folders are walked no further (a part under way is dropped when it is written).
       stopFeed(j);
       // Waiting documents end now; running ones end when their worker sees the notice.
-      for (const item of j.items) {
-        if (item.stage !== 'queued') continue;
-        item.stage = 'cancelled';
-        item.finished_at = now();
-      }
+      cancelItems(j, 'queued');
       endedNow = endIfDone(j, true);
     });
     if (!job) throw toolError('NOT_FOUND', `Job ${id} not found`);
@@ -252,7 +221,7 @@ export class RedisJobQueue implements JobQueue {
     this.deps.bus.publish('kb:cancel', { job_id: id, reason });
     if (endedNow) {
       this.deps.bus.publish('kb:job', { job_id: id, event: jobEndEvent(job) });
-      await fs.rm(spoolOf(this.deps.spoolDir, id), { recursive: true, force: true }).catch(() => undefined);
+      await removeSpool(this.deps.spoolDir, id);
     }
     // Waiting BullMQ jobs would be skipped by their worker anyway; removing them frees the queue now.
     void Promise.all(job.items.filter((i) => i.stage === 'cancelled').map((i) => this.deps.queue.remove(`${id}-${i.index}`).catch(() => 0))).catch(() => undefined);
