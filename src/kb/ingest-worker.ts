@@ -36,7 +36,8 @@ import { feedWindow, isWalking, setFeed, stopFeed, wantsFeed, type FeedBatch, ty
 
 /** Document ends kept for another write at most (a full disk under a flood of documents). */
 const UNSAVED_ENDS_MAX = 1_024;
-import { endIfDone, INGEST_QUEUE_NAME, itemJobOptions, spoolOf, type IngestJobData } from './redis-job-queue.ts';
+import { endIfDone, INGEST_QUEUE_NAME, itemJobOptions, type IngestJobData } from './redis-job-queue.ts';
+import { spoolOf } from './job-spool.ts';
 import type { ItemProgress, ItemStage, JobItem, JobRecord, KbStoreApi } from './types.ts';
 
 // One saving pace and one error classing for both queues (document-executor.ts).

@@ -22,13 +22,12 @@ import type { JobQueue, QueueStats } from './job-queue.ts';
 import { safeCall } from './job-runner.ts';
 import { cancelItems, endIfDone, failUnfinished, isEnded, jobEndEvent, newJobRecord, TERMINAL_STAGES } from './job-state.ts';
 import { RETRY_FIRST_MS, type JobOptions } from './document-executor.ts';
-import { removeSpool, spoolOf, withContentTypes, writeSpool } from './job-spool.ts';
+import { removeSpool, withContentTypes, writeSpool } from './job-spool.ts';
 import type { FeedState, JobEvent, JobRecord, KbStoreApi, NewItem } from './types.ts';
 import { feedWindow, stopFeed } from './folder-feed.ts';
 
-// The worker imports these from here (they were defined here before job-state.ts and job-spool.ts).
+// The worker imports this from here (it was defined here before job-state.ts).
 export { endIfDone } from './job-state.ts';
-export { spoolOf } from './job-spool.ts';
 
 export const INGEST_QUEUE_NAME = 'ingest';
 /** BullMQ's largest priority. */

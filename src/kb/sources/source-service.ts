@@ -242,7 +242,8 @@ export class SourceService {
       return;
     }
     try {
-      this.startSync(id, why);
+      // A sync settles with its result; a rejection only means the store closed under it (shutdown).
+      this.startSync(id, why)?.catch((err: unknown) => this.deps.log?.warn({ event: 'kb.source.sync_aborted', source: id, trigger: why, err: err instanceof Error ? err.message : String(err) }, 'source sync aborted'));
     } catch (err) {
       this.deps.log?.warn({ event: 'kb.source.sync_not_started', source: id, trigger: why, err: err instanceof Error ? err.message : String(err) }, 'source sync not started');
     }

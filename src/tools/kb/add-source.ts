@@ -2,7 +2,6 @@
  * add_source: attaches a folder, a site or a list of URLs to a collection (created when missing)
  * and starts its first sync. Over MCP a site may be added only with SOURCES_MCP_ADD_SITE on.
  */
-import Type from 'typebox';
 import { defineTool } from '../define-tool.ts';
 import { AddSourceInputSchema, SourceSchema } from '../../contract/source-schemas.ts';
 import { SOURCE_ERRORS, sourcesOf } from './source-access.ts';
