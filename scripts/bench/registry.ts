@@ -39,6 +39,7 @@ export const BENCHMARKS: Benchmark[] = [
   { name: 'ocr', file: 'ocr.bench.ts', title: 'OCR vs the tesseract CLI', what: 's/image, word recall and order vs tesseract', report: 'output', needs: 'tesseract-ocr (Debian) as the peer' },
   { name: 'pdf-pages', file: 'pdf-pages.bench.ts', title: 'PDF page bound on a 100,000-page PDF', what: 'PDF_MAX_PAGES and the abort of the page loop', report: 'section', },
   { name: 'pdf-tables', file: 'pdf-tables.bench.ts', title: 'Cost of PDF table detection', what: 'text layer, ruling-line walk and layout per page', report: 'section', needs: '../shared/corpus' },
+  { name: 'pdf-text', file: 'pdf-text.bench.ts', title: 'Born-digital PDF text vs pdf-parse', what: 'our PDF text and tables vs pdf-parse getText on the 18 and 400-page corpus files', report: 'output', needs: '../shared/corpus' },
   { name: 'sheet-budget', file: 'sheet-budget.bench.ts', title: 'Workbook cell pre-count', what: 'the cell budget pre-count beside the whole XLSX extraction', report: 'section', },
   // Knowledge base.
   { name: 'languages', file: 'languages.bench.ts', title: 'Lexical retrieval per language', what: 'nDCG@10 and Recall@10 per language of each analyzer vs FTS5 and wink-bm25', report: 'section', needs: '../shared/eval/xquad-dev' },

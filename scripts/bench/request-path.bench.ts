@@ -149,7 +149,27 @@ async function start(file: string, dataDir: string): Promise<Started> {
   }
 }
 
-async function cannon(port: number, duration: number): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
+/** User + system CPU seconds the process has used (Linux /proc; 0 elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** Server CPU microseconds per answered request: robust to other load on the machine, unlike req/s. */
+  cpuUs: number;
+}
+
+async function cannon(port: number, duration: number, pid?: number): Promise<LoadResult> {
+  const cpu0 = cpuSeconds(pid);
   const r = await autocannon({
     url: `http://127.0.0.1:${port}/v1/language/detect`,
     method: 'POST',
@@ -158,7 +178,8 @@ async function cannon(port: number, duration: number): Promise<{ rps: number; p5
     connections: CONNECTIONS,
     duration,
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx };
+  const cpuUs = r.requests.total > 0 ? ((cpuSeconds(pid) - cpu0) * 1e6) / r.requests.total : 0;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, cpuUs };
 }
 
 const median = (xs: number[]): number => {
@@ -195,16 +216,16 @@ export async function runRequestPath(): Promise<{ rpsRatio: number; sameRatio: n
       }
     }
 
-    const rps = new Map<string, Array<{ rps: number; p50: number; p99: number; non2xx: number }>>();
+    const rps = new Map<string, LoadResult[]>();
     const running = await Promise.all(loadServers.map(async (s) => ({ ...s, started: await start(s.file, fs.mkdtempSync(path.join(work, 'data-'))) })));
     try {
       // Warm-up: the model loads on the first call; JIT settles.
       for (const s of running) await cannon(s.started.port, 1);
       for (let i = 0; i < ROUNDS; i++) {
         for (const s of running) {
-          const r = await cannon(s.started.port, DURATION_S);
+          const r = await cannon(s.started.port, DURATION_S, s.started.child.pid);
           rps.set(s.name, [...(rps.get(s.name) ?? []), r]);
-          log(`detect_language ${s.name}: ${round(r.rps, 0)} req/s, p50 ${r.p50} ms, non-2xx ${r.non2xx}`);
+          log(`detect_language ${s.name}: ${round(r.rps, 0)} req/s, p50 ${r.p50} ms, ${round(r.cpuUs, 0)} us CPU/request, non-2xx ${r.non2xx}`);
         }
       }
     } finally {
@@ -216,6 +237,7 @@ export async function runRequestPath(): Promise<{ rpsRatio: number; sameRatio: n
     const oursSpawn = median(spawnMs.get(servers[0].name)!);
     const bareSpawn = median(spawnMs.get(servers[1].name)!);
     const sameRps = median(rps.get(loadServers[2].name)!.map((r) => r.rps));
+    const cpu = (i: number) => median(rps.get(loadServers[i].name)!.map((r) => r.cpuUs));
     const rpsRatio = oursRps / bareRps;
     const sameRatio = oursRps / sameRps;
     const spawnRatio = oursSpawn / bareSpawn;
@@ -227,6 +249,7 @@ export async function runRequestPath(): Promise<{ rpsRatio: number; sameRatio: n
       '|---|---|---|---|---|',
       `| detect_language req/s (median) | ${round(oursRps, 0)} | ${round(bareRps, 0)} | ${round(rpsRatio, 2)}x | >= ${GOAL_RPS_RATIO}x |`,
       `| detect_language req/s vs a bare route calling our detectLanguage | ${round(oursRps, 0)} | ${round(sameRps, 0)} | ${round(sameRatio, 2)}x | >= ${GOAL_RPS_RATIO}x |`,
+      `| server CPU us per request (median; same-work bare in brackets) | ${round(cpu(0), 0)} | ${round(cpu(1), 0)} (${round(cpu(2), 0)}) | ${round(cpu(0) / cpu(1), 2)}x (${round(cpu(0) / cpu(2), 2)}x) | |`,
       `| detect_language p50 ms | ${median(rps.get(servers[0].name)!.map((r) => r.p50))} | ${median(rps.get(servers[1].name)!.map((r) => r.p50))} | | |`,
       `| spawn -> /health ms (median) | ${round(oursSpawn, 0)} | ${round(bareSpawn, 0)} | ${round(spawnRatio, 2)}x | <= ${GOAL_SPAWN_RATIO}x |`,
       '',
