@@ -22,7 +22,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { PACKAGE_INFO } from '../src/package-info.ts';
-import { errorResponseSchemas } from '../src/error-responses.ts';
+import { errorResponseSchemas, GUARD_ERRORS } from '../src/error-responses.ts';
 import { ErrorBodySchema } from '../src/tools/schemas.ts';
 
 const HealthSchema = Type.Object(
@@ -124,7 +124,8 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
   );
 
   // GET /ready: which collection indexes are still loading. 503 while any is (a search of one
-  // waits at most SEARCH_LOAD_WAIT_MS, then answers INDEX_LOADING), 200 otherwise. Open like /health.
+  // waits at most SEARCH_LOAD_WAIT_MS, then answers INDEX_LOADING), 200 otherwise. Unlike /health it
+  // is behind auth and the rate limit: it names collections, which are a tenant's data.
   app.get(
     '/ready',
     {
@@ -133,8 +134,13 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         summary: 'Collection indexes loaded',
         description: '200 when no collection index is loading; 503 (ready: false) while one is opening or catching up, naming it.',
         tags: ['meta'],
-        security: [],
-        response: { 200: ReadySchema, 503: ReadySchema, ...errorResponseSchemas(['INTERNAL_ERROR']) },
+        response: {
+          ...errorResponseSchemas(GUARD_ERRORS),
+          200: ReadySchema,
+          503: Type.Union([ReadySchema, ErrorBodySchema], {
+            description: 'A collection index is loading (the ready body, ready: false), or SHUTTING_DOWN while the server stops (the error body)',
+          }),
+        },
       },
     },
     async (_request, reply) => {

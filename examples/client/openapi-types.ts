@@ -993,8 +993,11 @@ export interface operations {
                     };
                 };
             };
+            401: components["responses"]["UNAUTHORIZED"];
+            403: components["responses"]["URL_NOT_ALLOWED"];
+            429: components["responses"]["RATE_LIMITED"];
             500: components["responses"]["INTERNAL_ERROR"];
-            /** @description Default Response */
+            /** @description A collection index is loading (the ready body, ready: false), or SHUTTING_DOWN while the server stops (the error body) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1016,7 +1019,7 @@ export interface operations {
                             approx_bytes: number;
                             opened_by: "search" | "commit";
                         }[];
-                    };
+                    } | components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3274,7 +3277,10 @@ export interface operations {
                 explain?: boolean;
                 /** @description Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks) */
                 context?: "none" | "section" | "neighbors";
-                /** @description Characters of context per hit (default 2000) */
+                /**
+                 * @description Characters of context per hit (default 2000)
+                 * @example 2000
+                 */
                 context_chars?: number;
                 /** @description OCR of scanned pages and images: auto (default) reads pages without a usable text layer (none, or a garbled one); always reads every page; never uses the text layer only */
                 ocr?: "auto" | "always" | "never";
@@ -3312,7 +3318,10 @@ export interface operations {
                     explain?: boolean;
                     /** @description Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks) */
                     context?: "none" | "section" | "neighbors";
-                    /** @description Characters of context per hit (default 2000) */
+                    /**
+                     * @description Characters of context per hit (default 2000)
+                     * @example 2000
+                     */
                     context_chars?: number;
                     /** @description OCR of scanned pages and images: auto (default) reads pages without a usable text layer (none, or a garbled one); always reads every page; never uses the text layer only */
                     ocr?: "auto" | "always" | "never";
@@ -3355,7 +3364,10 @@ export interface operations {
                     explain?: boolean;
                     /** @description Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks) */
                     context?: "none" | "section" | "neighbors";
-                    /** @description Characters of context per hit (default 2000) */
+                    /**
+                     * @description Characters of context per hit (default 2000)
+                     * @example 2000
+                     */
                     context_chars?: number;
                     /** @description OCR of scanned pages and images: auto (default) reads pages without a usable text layer (none, or a garbled one); always reads every page; never uses the text layer only */
                     ocr?: "auto" | "always" | "never";

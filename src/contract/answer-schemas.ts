@@ -44,7 +44,7 @@ export const ContextRequestSchema = Type.Union([Type.Literal('none'), Type.Liter
   description: 'Parent text per hit: none (default), section (its heading section) or neighbors (adjacent chunks)',
 });
 
-export const ContextCharsSchema = Type.Integer({ minimum: 100, maximum: 8000, description: 'Characters of context per hit (default 2000)' });
+export const ContextCharsSchema = Type.Integer({ minimum: 100, maximum: 8000, examples: [2000], description: 'Characters of context per hit (default 2000)' });
 
 export const CONTEXT_DESCRIPTION = 'The parent the hit sits in, for reading: its heading section or its neighbouring chunks';
 

@@ -169,9 +169,13 @@ t.test('job progress: the console draws the contract’s fractions', async (t) =
   for (const file of consoleFiles) {
     t.notMatch(readFileSync(file, 'utf8'), /function\s+(itemFraction|jobFraction)\b/, `${rel(file)} has no progress formula of its own`);
   }
-  // The server reports the same formula: the job runner's fractions are the contract's jobFraction.
-  const runner = readFileSync(path.join(root, 'src', 'kb', 'job-runner.ts'), 'utf8');
-  t.match(runner, /import \{[^}]*\bjobFraction\b[^}]*\} from '\.\.\/contract\/job-progress\.ts'/, 'the job runner imports jobFraction from the contract');
+  // The server reports the same formula: job progress is computed once, by the job state machine both
+  // queues use, and its fractions are the contract's jobFraction.
+  const state = readFileSync(path.join(root, 'src', 'kb', 'job-state.ts'), 'utf8');
+  t.match(state, /import \{[^}]*\bjobFraction\b[^}]*\} from '\.\.\/contract\/job-progress\.ts'/, 'the job state machine imports jobFraction from the contract');
+  for (const queue of ['job-runner.ts', 'redis-job-queue.ts']) {
+    t.match(readFileSync(path.join(root, 'src', 'kb', queue), 'utf8'), /from '\.\/job-state\.ts'/, `${queue} takes job state from job-state.ts`);
+  }
   const item = (stage: Parameters<typeof contractProgress.itemFraction>[0]['stage'], pages_done: number | null = null, pages_total: number | null = null) => ({
     stage,
     progress: { pages_done, pages_total, chunks_embedded: null, chunks_total: null },

@@ -41,8 +41,10 @@ type CallResult = Awaited<ReturnType<Client['callTool']>>;
 const structured = (r: CallResult) => r.structuredContent as Record<string, any>;
 const errorOf = (r: CallResult) => JSON.parse((r.content as Array<{ text: string }>)[0]!.text) as { error: string; code: string };
 /** What may differ between two calls of retrieve_chunks: how long it took and where the index came from. */
+// Timings differ per call (both the legacy retrieval.timings and the shared timings_ms).
 const stable = (out: Record<string, any>) => ({
   ...out,
+  timings_ms: undefined,
   retrieval: { ...out.retrieval, timings: undefined, documents: out.retrieval.documents.map((d: object) => ({ ...d, index: undefined })) },
 });
 

@@ -18,7 +18,8 @@ export const deleteSourceTool = defineTool({
   rest: { method: 'DELETE', path: '/v1/collections/:name/sources/:source_id' },
   mcp: false,
   errors: SOURCE_ERRORS,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // Destructive: the source's settings, schedule and sync history are gone (its documents stay).
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   access: { action: 'delete', collection: 'name', what: 'remove sources' },
   async handler(input, ctx) {
     return sourcesOf(ctx).remove(input.name, input.source_id);

@@ -1,0 +1,60 @@
+/**
+ * GET /ready through the real app: a collection that was only ingested into (never searched) is
+ * opened by the committing process and named with its version; after a restart on the same
+ * DATA_DIR its first search loads that fresh snapshot, with no catch-up from SQLite. With API keys
+ * on, /ready (it names collections) needs a key while /health stays open.
+ */
+import t from 'tap';
+import { buildTestApp, testConfig } from '../helper.ts';
+import { jobEnded, kbWorld } from './surface-fixtures.ts';
+import { pollUntil } from '../poll.ts';
+
+interface Ready {
+  ready: boolean;
+  loading: { collection: string }[];
+  open: { collection: string; source: string; version: number; opened_by: string }[];
+}
+
+t.test('an ingest-only collection is kept fresh on disk; the restarted server opens the snapshot', async (t) => {
+  const config = testConfig(t, { ALLOW_PRIVATE_NETWORKS: 'true' });
+  const world = await kbWorld(t, { ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: config.DATA_DIR });
+  const { app, urls } = world;
+  const empty = (await app.inject('/ready')).json() as Ready;
+  t.same(empty, { ready: true, loading: [], open: [] }, 'nothing open, nothing loading');
+
+  const accepted = await app.inject({ method: 'POST', url: '/v1/collections/animals/documents', payload: { urls: [urls.otters, urls.volcanoes, urls.bread] } });
+  t.equal(accepted.statusCode, 202, accepted.body);
+  const job = await jobEnded(app, accepted.json().id);
+  t.equal(job.status, 'succeeded');
+  const version = (await app.inject('/v1/collections/animals')).json().version as number;
+  t.ok(version > 0);
+
+  // The committing process opens the index itself (it fits the cache), without any search.
+  let ready: Ready | undefined;
+  await pollUntil(async () => {
+    ready = (await app.inject('/ready')).json() as Ready;
+    return ready.loading.length === 0 && ready.open.some((o) => o.collection === 'animals' && o.version === version);
+  }, 'the committed collection open at its version');
+  const open = ready!.open.find((o) => o.collection === 'animals')!;
+  t.equal(open.opened_by, 'commit');
+  t.equal(ready!.ready, true);
+  await app.close();
+
+  const again = await buildTestApp(t, { config });
+  const search = await again.inject({ method: 'POST', url: '/v1/collections/animals/search', payload: { query: 'otters', min_confidence: 'none' } });
+  t.equal(search.statusCode, 200, search.body);
+  t.ok(search.json().results.length > 0, 'the restarted server answers');
+  const after = (await again.inject('/ready')).json() as Ready;
+  t.match(after.open.find((o) => o.collection === 'animals'), { source: 'snapshot', version, opened_by: 'search' }, 'loaded from the fresh snapshot, no catch-up');
+});
+
+t.test('/ready is behind auth (it names collections); /health stays open', async (t) => {
+  const app = await buildTestApp(t, { env: { API_KEYS: 'ready-key' } });
+  t.equal((await app.inject('/health')).statusCode, 200);
+  const anonymous = await app.inject('/ready');
+  t.equal(anonymous.statusCode, 401);
+  t.equal(anonymous.json().code, 'UNAUTHORIZED');
+  const keyed = await app.inject({ url: '/ready', headers: { authorization: 'Bearer ready-key' } });
+  t.equal(keyed.statusCode, 200);
+  t.equal(keyed.json().ready, true);
+});
