@@ -12,14 +12,10 @@
  *   helped by orthographic rules (script-rules.ts) that settle hi/mr/ne and ur/ar from letters and
  *   function words.
  *
- * Detection is synchronous and costs well under a millisecond for 5,000 characters. The eld model
- * (a 1.6 MB n-gram table, about 0.6 s of CPU to load) is loaded once per process, on the first
- * sample that needs it, and never reconfigured: the retrieval and knowledge-base modules import
- * this one, so every process that loads the app (servers, stdio servers, extraction children,
- * test files) paid for it at start even when it never detected a language.
+ * Detection is synchronous and costs well under a millisecond for 5,000 characters; the eld model
+ * is loaded once, when this module is first imported, and never reconfigured.
  */
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { eld } from 'eld/small';
 import { languageName } from './languages.ts';
 import { countScripts, dominantScript, SINGLE_LANGUAGE_SCRIPTS } from './scripts.ts';
 import { arabicScriptByLetters, cyrillicAllowed, devanagariByCues, SCRIPT_CANDIDATES } from './script-rules.ts';
@@ -34,22 +30,6 @@ export interface LanguageDetection {
 }
 
 import { DETECTION_WINDOW_CHARS, MIN_TEXT_CHARS } from './limits.ts';
-
-type Eld = typeof import('eld/small').eld;
-
-/**
- * eld ships only ES modules and detection is synchronous, so the lazy load is a require() of an ES
- * module (Node 20.19+ and 22.12+, `process.features.require_module`). An older Node loads it here,
- * at import, as before. The path comes from import.meta.resolve because eld's exports map offers
- * only the "import" condition, which require() does not match.
- */
-const requireModule = (process.features as { require_module?: boolean }).require_module === true;
-let loadedEld: Eld | undefined = requireModule ? undefined : (await import('eld/small')).eld;
-
-function eldModel(): Eld {
-  loadedEld ??= (createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('eld/small'))) as typeof import('eld/small')).eld;
-  return loadedEld;
-}
 
 export { DETECTION_WINDOW_CHARS, MIN_TEXT_CHARS };
 /** Windows shorter than this are judged as one sample: thirds of a short paragraph say less than the whole. */
@@ -105,7 +85,7 @@ export function detectSample(sample: string): SampleDecision | undefined {
 
 /** eld's scores for the candidate languages, best first. */
 function rankWithLibrary(text: string, candidates: readonly string[], cyrillic: boolean): { language: string; score: number }[] {
-  const scores = eldModel().detect(text).getScores();
+  const scores = eld.detect(text).getScores();
   const ranked: { language: string; score: number }[] = [];
   for (const [language, score] of Object.entries(scores)) {
     if (!candidates.includes(language)) continue;
