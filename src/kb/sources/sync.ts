@@ -20,7 +20,7 @@ import { MAX_ENTRIES_PER_WALK } from '../folder-walk.ts';
 import type { JobRecord, KnowledgeBaseApi } from '../types.ts';
 import type { SyncCounts, SyncStatus } from '../../contract/source-schemas.ts';
 import type { SourceDocRow, SourceRow, SourceStore } from './source-store.ts';
-import { loadCrawler, type CrawlSettings, type PreviousPage } from './crawl-types.ts';
+import { crawlSite, type CrawlSettings, type PreviousPage } from './site-crawler.ts';
 
 export type Probe = (url: string, call: { headers: Record<string, string>; signal: AbortSignal }) => Promise<ProbeResponse>;
 
@@ -225,8 +225,6 @@ function classifyResponse(key: string, res: ProbeResponse, rec: SourceDocRow | u
 // ---- sites ----
 
 async function planSite(source: SourceRow, known: Map<string, SourceDocRow>, seq: number, deps: SyncDeps, signal: AbortSignal): Promise<Plan> {
-  const crawler = await loadCrawler();
-  if (!crawler) throw new Error('site sources need the site crawler (src/kb/sources/site-crawler.ts), which this build lacks');
   const s = source.settings;
   const settings: CrawlSettings = {
     start_url: s.start_url!,
@@ -254,7 +252,7 @@ async function planSite(source: SourceRow, known: Map<string, SourceDocRow>, seq
   const seen = new Set<string>();
   let notModified = 0;
   let limited = false;
-  for await (const e of crawler.crawlSite(settings, { previous, fetch, signal, userAgent: deps.config.CRAWL_USER_AGENT, delayMs: deps.config.CRAWL_DELAY_MS, concurrency: deps.config.CRAWL_CONCURRENCY })) {
+  for await (const e of crawlSite(settings, { previous, fetch, signal, userAgent: deps.config.CRAWL_USER_AGENT, delayMs: deps.config.CRAWL_DELAY_MS, concurrency: deps.config.CRAWL_CONCURRENCY })) {
     deps.heartbeat?.();
     if (e.kind === 'limit') {
       limited = true;
