@@ -11,7 +11,7 @@ import { DEFAULT_EXTRACTORS, type Extractor } from '../documents/extractor-table
 import { errorText } from '../util/error-text.ts';
 import { completeDocument, defaultDetectLanguage } from './complete-document.ts';
 import { OcrProxyChannel } from './ocr-proxy.ts';
-import { ROWS_PER_MESSAGE, type ExtractJob, type FromChild, type SerializedError, type ToChild } from './protocol.ts';
+import { CONTENT_CHARS_PER_MESSAGE, ROWS_PER_MESSAGE, type ExtractJob, type FromChild, type SerializedError, type ToChild } from './protocol.ts';
 
 if (!process.send) throw new Error('extract-child must be started by the extraction pool (no IPC channel)');
 
@@ -47,6 +47,15 @@ function sendRowsInSlices(id: number, doc: ProcessedDocument): void {
   });
 }
 
+/** Sends a big content ahead of the result in slices (protocol.ts CONTENT_CHARS_PER_MESSAGE) and empties it in `doc`. */
+function sendContentInSlices(id: number, doc: ProcessedDocument): void {
+  if (doc.content.length <= CONTENT_CHARS_PER_MESSAGE) return;
+  for (let at = 0; at < doc.content.length; at += CONTENT_CHARS_PER_MESSAGE) {
+    send({ type: 'content', id, text: doc.content.slice(at, at + CONTENT_CHARS_PER_MESSAGE) });
+  }
+  doc.content = '';
+}
+
 async function run(job: ExtractJob): Promise<void> {
   // The server kills this process to cancel; the signal exists for extractors that pass it on.
   const signal = new AbortController().signal;
@@ -65,6 +74,7 @@ async function run(job: ExtractJob): Promise<void> {
     const doc = await extractor(input, { ocr: ocr.forJob(job.id, job.ocrSync) });
     const finished = completeDocument(doc, job.finish, await defaultDetectLanguage());
     sendRowsInSlices(job.id, finished);
+    sendContentInSlices(job.id, finished);
     send({ type: 'result', id: job.id, doc: finished });
   } catch (err) {
     send({ type: 'error', id: job.id, error: serialize(err) });

@@ -95,6 +95,8 @@ interface ActiveJob {
   peakRss: number;
   /** Rows received ahead of the result, by table index. */
   rows?: Map<number, { rows: unknown[][]; row_numbers: number[] | null }>;
+  /** Content slices received so far, joined once at the result (one copy into a flat string). */
+  content?: string[];
 }
 
 interface Child {
@@ -372,7 +374,13 @@ export class ExtractionPool {
       if (!acc) job.rows.set(msg.table, (acc = { rows: [], row_numbers: msg.row_numbers ? [] : null }));
       for (const r of msg.rows) acc.rows.push(r);
       if (acc.row_numbers && msg.row_numbers) for (const n of msg.row_numbers) acc.row_numbers.push(n);
+    } else if (msg.type === 'content') {
+      (job.content ??= []).push(msg.text);
     } else if (msg.type === 'result') {
+      if (job.content !== undefined) {
+        msg.doc.content = job.content.join('');
+        job.content = undefined;
+      }
       if (job.rows) {
         for (const [i, acc] of job.rows) {
           const t = msg.doc.tables[i];

@@ -69,6 +69,25 @@ t.test('a CSV whose rows cross in several slices (ROWS_PER_MESSAGE) comes back w
   t.same(b.doc.tables[0]!.row_numbers!.slice(-2), a.doc.tables[0]!.row_numbers!.slice(-2));
 });
 
+t.test('a text over CONTENT_CHARS_PER_MESSAGE crosses in slices and comes back whole and in order', async (t) => {
+  const { CONTENT_CHARS_PER_MESSAGE } = await import('../../src/extraction/protocol.ts');
+  const lines: string[] = [];
+  let size = 0;
+  // Numbered lines (and a non-ASCII one) so a slice lost, doubled or out of order changes the text.
+  for (let i = 0; size < 2.5 * CONTENT_CHARS_PER_MESSAGE; i++) {
+    const line = i % 1000 === 0 ? `Ligne ${i} : l'été à Zürich, 港の朝.\n` : `Line ${i} of the harbour log.\n`;
+    lines.push(line);
+    size += line.length;
+  }
+  const text = Buffer.from(lines.join(''));
+  const a = await load(inline, text, 'slices.txt');
+  const b = await load(pooled, text, 'slices.txt');
+  t.ok(a.doc.content.length > 2 * CONTENT_CHARS_PER_MESSAGE, `${a.doc.content.length} chars: three slices at least`);
+  t.equal(b.doc.content.length, a.doc.content.length);
+  t.ok(b.doc.content === a.doc.content, 'the same text, character for character');
+  t.same(untimed(b.doc), untimed(a.doc));
+});
+
 t.test('an input over FILE_HANDOFF_BYTES reaches the child through a file and gives the same document', async (t) => {
   const { FILE_HANDOFF_BYTES } = await import('../../src/extraction/extraction-pool.ts');
   const line = 'The harbour cranes unload ships at dawn while gulls circle the quay.\n';

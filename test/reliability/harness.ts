@@ -223,7 +223,8 @@ export async function call(url: string, opts: CallOptions): Promise<Answer> {
     const res = await fetch(url, {
       method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
       headers: opts.headers,
-      body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : new Uint8Array(opts.body),
+      // A view of the bytes, not a copy: copying a 50 MB body here would stall this process's own /health probes.
+      body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : new Uint8Array(opts.body.buffer as ArrayBuffer, opts.body.byteOffset, opts.body.byteLength),
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
     const body = await res.text();

@@ -35,6 +35,7 @@ const errorOf = (r: CallResult) => JSON.parse((r.content as Array<{ text: string
 /** What may differ between two calls of retrieve_chunks: how long it took and where the index came from. */
 const stable = (out: Record<string, any>) => ({
   ...out,
+  timings_ms: undefined,
   retrieval: { ...out.retrieval, timings: undefined, documents: out.retrieval.documents.map((d: object) => ({ ...d, index: undefined })) },
 });
 
