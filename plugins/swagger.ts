@@ -15,6 +15,7 @@ import { ERROR_STATUS, type ErrorCode } from '../src/errors.ts';
 import { codesFromDescription, ERROR_DOCS } from '../src/error-responses.ts';
 import { PACKAGE_INFO } from '../src/package-info.ts';
 import { ErrorBodySchema } from '../src/tools/schemas.ts';
+import { demoFilesAllowed, offlineFirst } from '../src/tools/examples.ts';
 
 export const TAGS = [
   { name: 'documents', description: 'Process, chunk, search and query whole documents' },
@@ -143,7 +144,11 @@ const swaggerPlugin: FastifyPluginAsync = async (app) => {
       // Auth is optional: it applies only when the server is started with API_KEYS.
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }, {}],
     },
-    transformObject: (documents) => shareErrorResponses((documents as { openapiObject: unknown }).openapiObject as JsonObject) as never,
+    transformObject: (documents) => {
+      const doc = shareErrorResponses((documents as { openapiObject: unknown }).openapiObject as JsonObject);
+      // A server that may fetch the demo's loopback files (npm run demo) defaults to the examples that work offline.
+      return (demoFilesAllowed(app.config.allowedHosts) ? offlineFirst(doc) : doc) as never;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -58,6 +58,38 @@ const OFFLINE_DESCRIPTION =
   `Works without internet: run \`npm run demo\`, which writes sample files, serves them on ${DEMO_FILES_ORIGIN} ` +
   `and starts this server with ALLOWED_HOSTS=127.0.0.1:${DEMO_FILES_PORT} (a server started otherwise refuses loopback URLs with 403 URL_NOT_ALLOWED).`;
 
+/**
+ * Whether a server with these ALLOWED_HOSTS entries fetches the demo's files (`npm run demo` starts
+ * it so): then the offline twins are the examples that work, and the served OpenAPI document lists
+ * them first (offlineFirst), so Swagger UI's default "Try it out" succeeds without internet.
+ */
+export function demoFilesAllowed(allowedHosts: readonly string[]): boolean {
+  const host = new URL(DEMO_FILES_ORIGIN).host;
+  const hostname = new URL(DEMO_FILES_ORIGIN).hostname;
+  return allowedHosts.some((h) => h === host || h === hostname);
+}
+
+/**
+ * An OpenAPI document whose every examples map lists the offline twins first (the first example is
+ * Swagger UI's default); the rest in their order. Maps without twins are left as they are.
+ */
+export function offlineFirst<T>(doc: T): T {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'examples' && v && typeof v === 'object' && !Array.isArray(v)) {
+        const entries = Object.entries(v);
+        const twins = entries.filter(([name]) => name.endsWith(OFFLINE_SUFFIX));
+        out[k] = twins.length === 0 ? v : Object.fromEntries([...twins, ...entries.filter(([name]) => !name.endsWith(OFFLINE_SUFFIX))]);
+      } else out[k] = visit(v);
+    }
+    return out;
+  };
+  return visit(doc) as T;
+}
+
 /** The suffix of an offline twin's name. */
 export const OFFLINE_SUFFIX = '_offline';
 

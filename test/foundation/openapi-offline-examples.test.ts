@@ -81,3 +81,29 @@ t.test('every offline twin answers 200 on a server started as the demo starts it
   }
   t.ok(sent >= 10, `${sent} offline examples sent`);
 });
+
+t.test("a server that may fetch the demo's files serves the offline twins first, so Swagger UI's default example works offline", async (t) => {
+  const firstNames = (served: any) =>
+    Object.entries(served.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      Object.values(item).flatMap((op: any) => {
+        const names = Object.keys(op.requestBody?.content?.['application/json']?.examples ?? {});
+        return names.length ? [{ path, names }] : [];
+      }),
+    );
+  const demo = await buildTestApp(t, { config: testConfig(t, { ALLOWED_HOSTS: `127.0.0.1:${DEMO_FILES_PORT}` }) });
+  const plain = await buildTestApp(t, { config: testConfig(t) });
+  const demoDoc = (await demo.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const plainDoc = (await plain.inject({ method: 'GET', url: '/openapi.json' })).json();
+  let reordered = 0;
+  for (const { path, names } of firstNames(demoDoc)) {
+    const twins = names.filter((n) => n.endsWith(OFFLINE_SUFFIX));
+    if (twins.length === 0) continue;
+    reordered++;
+    t.same(names.slice(0, twins.length), twins, `${path}: the offline twins come first (${names})`);
+    const plainNames = firstNames(plainDoc).find((o) => o.path === path)!.names;
+    t.same([...names].sort(), [...plainNames].sort(), `${path}: the same examples, only reordered`);
+    t.notOk(plainNames[0]!.endsWith(OFFLINE_SUFFIX), `${path}: a server without the demo's ALLOWED_HOSTS keeps the public default`);
+  }
+  t.ok(reordered >= 10, `${reordered} operations default to an offline example`);
+  t.same(plainDoc.paths, doc.paths, 'the plain server serves the committed document');
+});
