@@ -58,3 +58,39 @@ t.test('/ready is behind auth (it names collections); /health stays open', async
   t.equal(keyed.statusCode, 200);
   t.equal(keyed.json().ready, true);
 });
+
+t.test('a search while the index is still loading answers 503 INDEX_LOADING with Retry-After, then the answer; /health stays up', async (t) => {
+  const config = testConfig(t, { ALLOW_PRIVATE_NETWORKS: 'true' });
+  const world = await kbWorld(t, { ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: config.DATA_DIR });
+  // A collection big enough that opening its snapshot (reading, checking and decoding a few MB)
+  // spans many turns of the event loop: with no wait allowed the first search cannot find it open.
+  const words = ['harbour', 'crane', 'ledger', 'otter', 'glacier', 'lantern', 'orchard', 'quarry', 'meadow', 'furnace'];
+  const lines: string[] = [];
+  for (let i = 0; i < 30_000; i++) lines.push(`Entry ${i}: the ${words[i % 10]} near ${words[(i * 7) % 10]} holds item${i} and batch${i % 997}.`);
+  const url = world.files.add('inventory.txt', Buffer.from(lines.join('\n')), 'text/plain; charset=utf-8');
+  const accepted = await world.app.inject({ method: 'POST', url: '/v1/collections/inventory/documents', payload: { urls: [url] } });
+  t.equal(accepted.statusCode, 202, accepted.body);
+  t.equal((await jobEnded(world.app, accepted.json().id)).status, 'succeeded');
+  const version = (await world.app.inject('/v1/collections/inventory')).json().version as number;
+  await pollUntil(async () => ((await world.app.inject('/ready')).json() as Ready).open.some((o) => o.collection === 'inventory' && o.version === version), 'the snapshot written at the committed version');
+  await world.app.close();
+
+  const again = await buildTestApp(t, { config: { ...config, SEARCH_LOAD_WAIT_MS: 0 } });
+  const query = { query: 'item12345 glacier', min_confidence: 'none', top_k: 3 };
+  const first = await again.inject({ method: 'POST', url: '/v1/collections/inventory/search', payload: query });
+  t.equal(first.statusCode, 503, first.body);
+  t.equal(first.json().code, 'INDEX_LOADING');
+  t.match(first.json().error, /still loading/);
+  t.ok(Number(first.headers['retry-after']) >= 1, `Retry-After: ${first.headers['retry-after']}`);
+  t.equal((await again.inject('/health')).statusCode, 200, '/health answers while the index loads');
+  let answer: Record<string, any> | undefined;
+  await pollUntil(async () => {
+    const res = await again.inject({ method: 'POST', url: '/v1/collections/inventory/search', payload: query });
+    if (res.statusCode === 503) return false;
+    t.equal(res.statusCode, 200, res.body);
+    answer = res.json();
+    return true;
+  }, 'the search answered once the snapshot is loaded');
+  t.match(answer!.results[0].text, /item12345\b/, 'the loaded index finds the one chunk naming the item');
+  t.match(((await again.inject('/ready')).json() as Ready).open.find((o) => o.collection === 'inventory'), { source: 'snapshot', version });
+});
