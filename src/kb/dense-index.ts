@@ -18,7 +18,7 @@ import { toolError } from '../errors.ts';
 import { DEFAULT_HNSW, HNSW_SEED, type Hnsw, type HnswParams } from '../retrieval/store/hnsw.ts';
 import { yieldToEventLoopEvery } from '../util/yield.ts';
 import { throwIfAborted } from '../util/abort.ts';
-import { digestFile, fsyncDir, fsyncFile, tempPathFor, writeFileSynced } from '../util/atomic-file.ts';
+import { digestFile, fsyncDir, fsyncFile, tempPathFor, writeFileSynced, type FileDigest } from '../util/atomic-file.ts';
 import type hnswlibTypes from 'hnswlib-node';
 
 /** 1: the first layout (index file + JSON sidecar). */
@@ -187,8 +187,9 @@ export class CollectionDenseIndex {
   /**
    * Writes `file` and `file.json` atomically (each to a temp file, fsynced, renamed). Adds wait
    * for it; removes made meanwhile are applied after (the file holds the state when it began).
+   * Resolves with both files' digests (a snapshot manifest records them without hashing again).
    */
-  save(file: string, identity?: { databaseId: string | null }): Promise<void> {
+  save(file: string, identity?: { databaseId: string | null }): Promise<{ index: FileDigest; meta: FileDigest }> {
     return this.exclusive(async () => {
       const dir = path.dirname(file);
       await fs.mkdir(dir, { recursive: true });
@@ -217,10 +218,11 @@ export class CollectionDenseIndex {
           ...digest,
           databaseId: identity?.databaseId ?? null,
         };
-        await writeFileSynced(tmpMeta, JSON.stringify(meta), 'wx');
+        const metaDigest = await writeFileSynced(tmpMeta, JSON.stringify(meta), 'wx');
         await fs.rename(tmpIndex, file);
         await fs.rename(tmpMeta, `${file}.json`);
         await fsyncDir(dir);
+        return { index: digest, meta: metaDigest };
       } catch (err) {
         await fs.rm(tmpIndex, { force: true }).catch(() => {});
         await fs.rm(tmpMeta, { force: true }).catch(() => {});

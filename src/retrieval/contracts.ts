@@ -9,6 +9,9 @@ import type { OcrRequest, ProcessedDocument } from '../extractors/shared/types.t
 import type { Chunk, RerankOutcome, Embedder } from './types.ts';
 import { SEARCH_DEFAULT_TOP_K } from '../contract/search-limits.ts';
 import type { RetrievalMode } from './search.ts';
+import type { DocumentLexicalIndex } from './document-lexical-index.ts';
+import type { Analyzer } from './tokenizer.ts';
+import type { Bm25Params } from './bm25.ts';
 
 export const MAX_TOP_K = 20;
 /** The contract's default (src/contract/search-limits.ts), shared with search_collection and the console. */
@@ -57,6 +60,8 @@ export interface ModelLayer {
 
 export interface PersistedIndex {
   readonly chunks: Chunk[];
+  /** The lexical index saved with the chunks (loaded, not rebuilt). */
+  readonly lexical: DocumentLexicalIndex;
   readonly meta: { embedderId: string | null; dimension: number | null };
   readonly hasDense: boolean;
   readonly approxBytes: number;
@@ -71,12 +76,26 @@ export interface IndexPersistence {
   peekMeta(key: string): Promise<{ embedderId: string | null; dimension: number | null; contentSha256: string } | null>;
   load(
     key: string,
-    expect: { embedderId: string | null; dimension: number | null; contentSha256: string },
+    expect: {
+      embedderId: string | null;
+      dimension: number | null;
+      contentSha256: string;
+      /** The caller's analyzer (not bound to a language) and BM25 parameters: a stored lexical index of others is rebuilt. */
+      lexical?: { analyzer: Analyzer; bm25?: Partial<Bm25Params> };
+    },
     signal?: AbortSignal,
   ): Promise<PersistedIndex | null>;
   save(
     key: string,
-    data: { chunks: Chunk[]; vectors?: Float32Array[]; embedderId: string | null; dimension: number | null; contentSha256: string },
+    data: {
+      chunks: Chunk[];
+      vectors?: Float32Array[];
+      embedderId: string | null;
+      dimension: number | null;
+      contentSha256: string;
+      lexical?: DocumentLexicalIndex;
+      chunkerVersion?: number;
+    },
     signal?: AbortSignal,
   ): Promise<PersistedIndex>;
 }

@@ -42,12 +42,11 @@ import {
 } from './contracts.ts';
 import { chunkDocumentSliced } from './chunking.ts';
 import { Analyzer, SERVER_ANALYZER, type AnalyzerOptions } from './tokenizer.ts';
-import { detectLanguage } from '../language/detect.ts';
 import type { Bm25Params, ScoredIndex } from './bm25.ts';
-import type { DocumentLexicalIndex } from './document-lexical-index.ts';
+import { DocumentLexicalIndex } from './document-lexical-index.ts';
 import { exactTopK } from './dense-exact.ts';
 import { mergeDense, mergeLexical, type DocumentLexical, type Part } from './multi-index.ts';
-import { buildLexicalIndexSliced, candidateDepth, firstStage, passageOf, type DenseSearch, type RetrievalMode, type StageTimings } from './search.ts';
+import { candidateDepth, firstStage, passageOf, type DenseSearch, type RetrievalMode, type StageTimings } from './search.ts';
 
 /**
  * Bump when chunking or the extraction it reads changes, so indexes persisted from older output
@@ -144,21 +143,8 @@ function sourceLabel(source: DocumentSource): string {
 
 const elapsed = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
-/** Chars of a document's chunks its language is detected from (as ingestion reads a document once). */
-const LANGUAGE_SAMPLE_CHARS = 4000;
-/** Below this detection confidence the default (English) rules apply. */
-const LANGUAGE_MIN_CONFIDENCE = 0.5;
-
-/** The language of a document from its first chunks; undefined when unclear. */
-export function documentLanguage(chunks: readonly Pick<Chunk, 'text'>[]): string | undefined {
-  let sample = '';
-  for (const c of chunks) {
-    sample += `${c.text}\n`;
-    if (sample.length >= LANGUAGE_SAMPLE_CHARS) break;
-  }
-  const d = detectLanguage(sample.slice(0, LANGUAGE_SAMPLE_CHARS));
-  return d.confidence >= LANGUAGE_MIN_CONFIDENCE ? d.language_code : undefined;
-}
+// The language of a document's chunks (kept here too: tools and scripts import it from this module).
+export { documentLanguage } from './document-lexical-index.ts';
 
 /**
  * The chunks of one call's documents as the context reader reads a collection's: document ids are
@@ -309,7 +295,10 @@ export class RetrievalService {
           storedKey = await this.store.findKeyBySuffix(contentSuffix(file, reading.ocrPart));
           meta = storedKey ? await this.store.peekMeta(storedKey) : null;
         }
-        if (storedKey && meta && meta.contentSha256 === file.sha256) stored = await this.store.load(storedKey, meta, signal);
+        if (storedKey && meta && meta.contentSha256 === file.sha256) {
+          const expect = { embedderId: meta.embedderId, dimension: meta.dimension, contentSha256: meta.contentSha256, lexical: { analyzer: this.analyzer, ...(this.bm25 ? { bm25: this.bm25 } : {}) } };
+          stored = await this.store.load(storedKey, expect, signal);
+        }
       } catch (err) {
         if (signal.aborted) throw err;
         ctx.log?.warn({ key, err: describeFsError(err) }, 'stored index unreadable; rebuilding');
@@ -318,20 +307,24 @@ export class RetrievalService {
     let chunks: Chunk[];
     let documentType: string;
     let sourceName = file.source;
+    let lexical: DocumentLexicalIndex;
     if (stored && (!previous || stored.chunks.length === previous.chunks.length)) {
+      // Loaded with its lexical index (lexical.bin): nothing is tokenized again.
       chunks = stored.chunks;
       documentType = chunks[0]?.doc_type ?? 'unknown';
+      lexical = stored.lexical;
     } else if (previous) {
       chunks = previous.chunks;
       documentType = previous.documentType;
+      lexical = previous.lexical;
     } else {
       const loaded = await this.documents.load(source, ctx, { fetched: file, ...(reading.ocr ? { ocr: reading.ocr } : {}) });
       chunks = await chunkDocumentSliced(loaded.doc, {}, signal);
       documentType = loaded.doc.kind;
       sourceName = loaded.source;
+      // One document, one language: its rules analyze the chunks and the queries of this index.
+      lexical = await DocumentLexicalIndex.forDocument(chunks, this.analyzer, this.bm25, signal);
     }
-    // One document, one language: its rules analyze the chunks and the queries of this index.
-    const lexical = await buildLexicalIndexSliced(chunks, this.analyzer.withLanguage(documentLanguage(chunks)), this.bm25, signal);
 
     // Dense: the stored vectors if their embedder is here, else embed now when an embedder is.
     let dense: ConstructorParameters<typeof DocumentIndex>[5] = null;
@@ -347,7 +340,7 @@ export class RetrievalService {
         try {
           const vectors = await this.embedChunks(embedder, chunks, signal);
           this.counters.embedded_chunks += vectors.length;
-          const saved = await this.persist(key, { chunks, vectors, embedderId: embedder.id, dimension: embedder.dimension, contentSha256: file.sha256 }, ctx);
+          const saved = await this.persist(key, { chunks, vectors, lexical, embedderId: embedder.id, dimension: embedder.dimension, contentSha256: file.sha256, chunkerVersion: CHUNKER_VERSION }, ctx);
           if (saved) {
             persisted?.close();
             persisted = saved;
@@ -365,7 +358,7 @@ export class RetrievalService {
     if (!persisted && this.store && !previous && !dense) {
       // Keep the chunks on disk so a restart skips extraction even without vectors.
       try {
-        persisted = await this.persist(key, { chunks, embedderId: null, dimension: null, contentSha256: file.sha256 }, ctx);
+        persisted = await this.persist(key, { chunks, lexical, embedderId: null, dimension: null, contentSha256: file.sha256, chunkerVersion: CHUNKER_VERSION }, ctx);
       } catch (err) {
         if (signal.aborted) throw err;
         ctx.log?.warn({ key, err: errorText(err) }, 'could not persist the index');

@@ -69,18 +69,22 @@ t.test('each corruption is detected, reported, removed, and the rebuild equals a
   const cases: Array<[string, (d: string) => Promise<void>]> = [
     ['one byte flipped in the middle of dense.hnsw', (d) => flipByte(path.join(d, 'dense.hnsw'), (n) => n >> 1)],
     ['one byte flipped in chunks.json', (d) => flipByte(path.join(d, 'chunks.json'), (n) => n >> 1)],
-    ['one byte flipped in meta.json (a digit of the created time)', async (d) => {
-      const text = await fs.readFile(path.join(d, 'meta.json'), 'utf8');
-      const at = text.indexOf('"createdAt": "') + '"createdAt": "'.length + 3;
-      await fs.writeFile(path.join(d, 'meta.json'), text.slice(0, at) + String((Number(text[at]) + 1) % 10) + text.slice(at + 1));
+    ['one byte flipped in the middle of lexical.bin', (d) => flipByte(path.join(d, 'lexical.bin'), (n) => n >> 1)],
+    ['one byte flipped in manifest.json (a digit of the saved time)', async (d) => {
+      const text = await fs.readFile(path.join(d, 'manifest.json'), 'utf8');
+      const at = text.indexOf('"saved_at": "') + '"saved_at": "'.length + 3;
+      await fs.writeFile(path.join(d, 'manifest.json'), text.slice(0, at) + String((Number(text[at]) + 1) % 10) + text.slice(at + 1));
     }],
     ['dense.hnsw truncated by one byte', async (d) => fs.truncate(path.join(d, 'dense.hnsw'), (await fs.stat(path.join(d, 'dense.hnsw'))).size - 1)],
     ['chunks.json truncated at a line end', async (d) => {
       const text = await fs.readFile(path.join(d, 'chunks.json'), 'utf8');
       await fs.writeFile(path.join(d, 'chunks.json'), text.slice(0, text.indexOf('\n', text.length >> 1) + 1));
     }],
-    ['meta.json truncated', async (d) => fs.truncate(path.join(d, 'meta.json'), 40)],
-    ['manifest deleted', (d) => fs.rm(path.join(d, 'meta.json'))],
+    ['lexical.bin truncated by one byte', async (d) => fs.truncate(path.join(d, 'lexical.bin'), (await fs.stat(path.join(d, 'lexical.bin'))).size - 1)],
+    ['manifest.json truncated', async (d) => fs.truncate(path.join(d, 'manifest.json'), 40)],
+    ['manifest deleted', (d) => fs.rm(path.join(d, 'manifest.json'))],
+    ['lexical.bin deleted', (d) => fs.rm(path.join(d, 'lexical.bin'))],
+    ['dense.hnsw.json deleted', (d) => fs.rm(path.join(d, 'dense.hnsw.json'))],
     ['chunks.json deleted', (d) => fs.rm(path.join(d, 'chunks.json'))],
     ['dense.hnsw deleted', (d) => fs.rm(path.join(d, 'dense.hnsw'))],
     ['chunks.json emptied', (d) => fs.writeFile(path.join(d, 'chunks.json'), '')],
@@ -119,7 +123,7 @@ t.test('a half-written temp folder left by a kill is never served and is swept a
   // and one with every file (killed just before the rename).
   const partial = path.join(dir, `.tmp-p${deadPid()}-doc-0123456789ab`);
   await fs.cp(path.join(dir, 'doc'), partial, { recursive: true });
-  await fs.rm(path.join(partial, 'meta.json'));
+  await fs.rm(path.join(partial, 'manifest.json'));
   await fs.truncate(path.join(partial, 'chunks.json'), 100);
   const whole = path.join(dir, `.tmp-p${deadPid()}-doc-ba9876543210`);
   await fs.cp(path.join(dir, 'doc'), whole, { recursive: true });

@@ -32,11 +32,11 @@ t.test('the app sweeps DATA_DIR when it starts', async (t) => {
   const ix = path.join(data, 'indexes');
   // Leftovers of a killed process, all fresh (younger than any age rule).
   write(path.join(ix, `.tmp-p${dead}-doc1-0123456789ab`, 'chunks.json'));
-  write(path.join(ix, `.trash-p${dead}-doc2-0123456789ab`, 'meta.json'));
+  write(path.join(ix, `.trash-p${dead}-doc2-0123456789ab`, 'manifest.json'));
   write(path.join(ix, `.tmp-legacy-0123456789ab`, 'chunks.json')); // format 1 names carry no pid
-  write(path.join(ix, `.old-p${dead}-kept-0123456789ab`, 'meta.json'), 'old'); // its replacement arrived
-  write(path.join(ix, 'kept', 'meta.json'), 'new');
-  write(path.join(ix, `.old-p${dead}-orphan-0123456789ab`, 'meta.json'), 'only copy'); // killed between the renames
+  write(path.join(ix, `.old-p${dead}-kept-0123456789ab`, 'manifest.json'), 'old'); // its replacement arrived
+  write(path.join(ix, 'kept', 'manifest.json'), 'new');
+  write(path.join(ix, `.old-p${dead}-orphan-0123456789ab`, 'manifest.json'), 'only copy'); // killed between the renames
   write(path.join(data, 'tmp', 'ocr', `eng.traineddata.${dead}.1764590000000.tmp`));
   write(path.join(data, 'tmp', 'work', `upload.p${dead}.00ff.tmp`));
   write(path.join(data, `.probe-${dead}-0a0b0c0d`));
@@ -54,8 +54,8 @@ t.test('the app sweeps DATA_DIR when it starts', async (t) => {
   await app.services.swept;
 
   t.same(fs.readdirSync(ix).sort(), [`.tmp-p${process.ppid}-busy-0123456789ab`, 'kept', 'orphan'].sort());
-  t.equal(fs.readFileSync(path.join(ix, 'kept', 'meta.json'), 'utf8'), 'new', 'the newer version stays');
-  t.equal(fs.readFileSync(path.join(ix, 'orphan', 'meta.json'), 'utf8'), 'only copy', 'the moved-aside version is back');
+  t.equal(fs.readFileSync(path.join(ix, 'kept', 'manifest.json'), 'utf8'), 'new', 'the newer version stays');
+  t.equal(fs.readFileSync(path.join(ix, 'orphan', 'manifest.json'), 'utf8'), 'only copy', 'the moved-aside version is back');
   t.same(fs.readdirSync(path.join(data, 'tmp', 'ocr')), ['eng.traineddata']);
   t.same(fs.readdirSync(path.join(data, 'tmp', 'work')), []);
   t.notOk(fs.existsSync(path.join(data, `.probe-${dead}-0a0b0c0d`)), 'a dead probe file is gone');

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
-import { IndexStore } from '../../src/retrieval/store/index-store.ts';
+import { INDEX_FORMAT_VERSION, IndexStore } from '../../src/retrieval/store/index-store.ts';
 import type { Chunk } from '../../src/retrieval/types.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -58,7 +58,7 @@ t.test('round trip: save, then a new store instance answers from disk without th
   t.equal(top[0].chunkIndex, 7, 'a stored vector finds itself first');
   t.ok(Math.abs(top[0].score - 1) < 1e-5, 'cosine 1 with itself');
   t.ok(top[0].score >= top[1].score && top[1].score >= top[2].score, 'best first');
-  t.same((await fs.readdir(path.join(dir, 'abc123'))).sort(), ['chunks.json', 'dense.hnsw', 'dense.hnsw.json', 'meta.json']);
+  t.same((await fs.readdir(path.join(dir, 'abc123'))).sort(), ['chunks.json', 'dense.hnsw', 'dense.hnsw.json', 'lexical.bin', 'manifest.json']);
   t.same((await fs.readdir(dir)).filter((n) => n.startsWith('.')), [], 'no temp folders left');
 
   // "Restart": a fresh store over the same folder.
@@ -66,9 +66,11 @@ t.test('round trip: save, then a new store instance answers from disk without th
   const loaded = await restarted.load('abc123', { embedderId: EMB, dimension: 16, contentSha256: content });
   t.ok(loaded, 'loaded from disk');
   t.same(loaded!.chunks, cs, 'chunks with pages, offsets and heading paths survive');
-  t.match(loaded!.meta, { format: 3, embedderId: EMB, dimension: 16, contentSha256: content, chunkCount: 30 });
+  t.match(loaded!.meta, { format: INDEX_FORMAT_VERSION, embedderId: EMB, dimension: 16, contentSha256: content, chunkCount: 30 });
   t.ok(Date.parse(loaded!.meta.createdAt) > 0);
   t.same(loaded!.searchDense(vectors[7], 3), top, 'same answers after the restart (ef restored)');
+  t.same(loaded!.lexical.search('topic 3', 5), saved.lexical.search('topic 3', 5), 'the lexical index is loaded from lexical.bin and scores alike');
+  t.equal(loaded!.lexical.size, 30);
   t.same(loaded!.searchDense(vectors[0], 100).length, 30, 'k above the count returns every chunk');
   t.throws(() => loaded!.searchDense(new Float32Array(8), 3), /dimension 8, index abc123 has 16/);
   loaded!.close();
@@ -80,7 +82,7 @@ t.test('lexical-only indexes persist their chunks too', async (t) => {
   const content = sha('lexical');
   const saved = await store.save('lex1', { chunks: chunks(5), embedderId: null, dimension: null, contentSha256: content });
   t.equal(saved.hasDense, false);
-  t.same((await fs.readdir(path.join(dir, 'lex1'))).sort(), ['chunks.json', 'meta.json']);
+  t.same((await fs.readdir(path.join(dir, 'lex1'))).sort(), ['chunks.json', 'lexical.bin', 'manifest.json']);
   const loaded = await new IndexStore({ dir }).load('lex1', { embedderId: null, dimension: null, contentSha256: content });
   t.equal(loaded?.chunks.length, 5);
   t.throws(() => loaded!.searchDense(new Float32Array(4), 1), /lexical-only/);
@@ -113,16 +115,21 @@ t.test('corrupt indexes load as null and are cleaned, never a crash', async (t) 
     }],
     ['missing index file', async (d) => fs.rm(path.join(d, 'dense.hnsw'))],
     ['chunks.json edited', async (d) => fs.writeFile(path.join(d, 'chunks.json'), '[]')],
-    ['meta.json not JSON', async (d) => fs.writeFile(path.join(d, 'meta.json'), '{"format":')],
-    ['meta.json chunk count changed', async (d) => {
-      const m = JSON.parse(await fs.readFile(path.join(d, 'meta.json'), 'utf8'));
-      m.chunkCount = 5;
-      await fs.writeFile(path.join(d, 'meta.json'), JSON.stringify(m));
+    ['lexical.bin edited', async (d) => {
+      const b = await fs.readFile(path.join(d, 'lexical.bin'));
+      b[b.length >> 1] ^= 0xff;
+      await fs.writeFile(path.join(d, 'lexical.bin'), b);
     }],
-    ['meta.json of an older format', async (d) => {
-      const m = JSON.parse(await fs.readFile(path.join(d, 'meta.json'), 'utf8'));
+    ['manifest.json not JSON', async (d) => fs.writeFile(path.join(d, 'manifest.json'), '{"format":')],
+    ['manifest.json chunk count changed', async (d) => {
+      const m = JSON.parse(await fs.readFile(path.join(d, 'manifest.json'), 'utf8'));
+      m.chunks = 5;
+      await fs.writeFile(path.join(d, 'manifest.json'), JSON.stringify(m));
+    }],
+    ['manifest.json of an older format', async (d) => {
+      const m = JSON.parse(await fs.readFile(path.join(d, 'manifest.json'), 'utf8'));
       m.format = 0;
-      await fs.writeFile(path.join(d, 'meta.json'), JSON.stringify(m));
+      await fs.writeFile(path.join(d, 'manifest.json'), JSON.stringify(m));
     }],
   ];
   for (const [name, corrupt] of corruptions) {

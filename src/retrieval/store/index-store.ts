@@ -1,14 +1,18 @@
 /**
- * Per-document search indexes persisted on disk, one folder per key:
+ * Per-document search indexes persisted on disk, one folder per key, each a snapshot in the one
+ * index format the collection engine uses too (src/kb/index-snapshot.ts):
  *
- *   <dir>/<key>/dense.hnsw    the dense index (absent for lexical-only indexes), in the collection
- *                             engine's format: CollectionDenseIndex.save (src/kb/dense-index.ts),
- *   <dir>/<key>/dense.hnsw.json  labels are chunk positions; the same HNSW code serves both tools
- *   <dir>/<key>/chunks.json   the chunks, a JSON array with one chunk a line, so a restart skips
- *                             extraction and chunking, and writing or reading them goes in slices
- *   <dir>/<key>/meta.json     the manifest: format, embedder id, dimension, HNSW params, content
- *                             sha256, chunk count, created time, size + sha256 of the other files,
- *                             and a sha256 of itself
+ *   <dir>/<key>/lexical.bin      the document's BM25F index (CollectionLexicalIndex.serialize), so a
+ *                                restart loads it instead of tokenizing every chunk again
+ *   <dir>/<key>/dense.hnsw(.json)  the dense index (absent for lexical-only indexes):
+ *                                CollectionDenseIndex.save, labels are chunk positions
+ *   <dir>/<key>/chunks.json      the chunks (a document has no SQLite rows), a JSON array with one
+ *                                chunk a line, so a restart skips extraction and chunking, and
+ *                                writing or reading them goes in slices
+ *   <dir>/<key>/manifest.json    written last: kind "document", key, content sha256, chunker
+ *                                version, language, analyzer, embedder, dimension, HNSW params,
+ *                                chunk count, size + sha256 of the other files, and a sha256 of
+ *                                itself (the collection-only fields are null)
  *
  * Writes are atomic at every step: everything goes into a temp folder, each file is fsynced, the
  * manifest is written last, the folder is fsynced and renamed into place (a previous version is
@@ -22,6 +26,13 @@
  * start-up removes every leftover of a dead process at once while leaving alone the saves in
  * progress of another live worker sharing DATA_DIR.
  *
+ * Older folders: the previous per-document layout (meta.json of format 3 + chunks.json +
+ * dense.hnsw) is verified as it was, its lexical index built from its chunks, and the folder
+ * rewritten in the current format (chunks and dense files carried over unchanged), without user
+ * action and without extracting or embedding again. Formats 1 and 2 are refused: the document is
+ * indexed again and the folder replaced. A snapshot whose lexical index was built by another
+ * analyzer or BM25 parameters gets its lexical index rebuilt from its chunks and rewritten alike.
+ *
  * Why these need no database identity (unlike the knowledge base's collection snapshots, which
  * label chunk ids that only mean something in the SQLite file that issued them: kb/collection-
  * index.ts): an index here depends on nothing but the document's bytes, the chunker version, the
@@ -34,34 +45,53 @@
  * older format (INDEX_FORMAT_VERSION) is refused. What no check here can see: model weights
  * replaced under the same embedder id, or extraction changed without a CHUNKER_VERSION bump.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { diskCondition, storageError } from '../../util/fs-errors.ts';
-import { leftoverOwner } from '../../util/temp-sweep.ts';
-import { yieldToEventLoopEvery } from '../../util/yield.ts';
 import { throwIfAborted } from '../../util/abort.ts';
-import { digestFile, fsyncDir as syncDir, writeFileSynced, type FileDigest } from '../../util/atomic-file.ts';
+import { digestFile, type FileDigest } from '../../util/atomic-file.ts';
 import type { Chunk } from '../types.ts';
 import { DEFAULT_HNSW, type HnswParams } from './hnsw.ts';
 import { CollectionDenseIndex } from '../../kb/dense-index.ts';
+import {
+  DENSE_FILE,
+  DENSE_META_FILE,
+  LEFTOVER_RE,
+  MANIFEST_FILE,
+  SNAPSHOT_FORMAT,
+  SnapshotFault,
+  SnapshotWriter,
+  deadLeftover,
+  loadDense,
+  loadLexical,
+  manifestChecksum,
+  readManifest,
+  removeSnapshotDir,
+  sweepSnapshotLeftovers,
+  type ManifestFields,
+  type SnapshotManifest,
+  type SweepReport,
+} from '../../kb/index-snapshot.ts';
+import { DocumentLexicalIndex } from '../document-lexical-index.ts';
+import { Analyzer, SERVER_ANALYZER, type AnalyzerOptions } from '../tokenizer.ts';
+import { DEFAULT_BM25_PARAMS, type Bm25Params } from '../bm25.ts';
+import { CHUNKS_FILE, readChunks, writeChunks } from './chunks-file.ts';
 
+/** The folder format: the shared snapshot's (src/kb/index-snapshot.ts). */
+export const INDEX_FORMAT_VERSION = SNAPSHOT_FORMAT;
 /**
- * 2: a manifest checksum, chunks one per line, pid-tagged temp folders. 3: the dense index in the
- * collection engine's format (dense.hnsw + its manifest). A folder of an older format is not
- * served: the document is indexed again and the folder replaced (its chunker version is in the key,
- * so nothing else differs).
+ * The per-document layout before the shared snapshot (2: a manifest checksum, chunks one per line,
+ * pid-tagged temp folders; 3: the collection engine's dense index): 3 is read and rewritten, older
+ * ones are refused and rebuilt from the document.
  */
-export const INDEX_FORMAT_VERSION = 3;
-const INDEX_FILE = 'dense.hnsw';
-const INDEX_META_FILE = 'dense.hnsw.json';
-const CHUNKS_FILE = 'chunks.json';
-const META_FILE = 'meta.json';
+export const LEGACY_INDEX_FORMAT = 3;
+const LEGACY_META_FILE = 'meta.json';
 const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 export type { FileDigest } from '../../util/atomic-file.ts';
+export type { SweepReport } from '../../kb/index-snapshot.ts';
 
+/** What a stored index's manifest says, as the service reads it. */
 export interface IndexMeta {
   format: number;
   key: string;
@@ -71,15 +101,24 @@ export interface IndexMeta {
   chunkCount: number;
   hnsw: (HnswParams & { space: 'cosine' }) | null;
   createdAt: string;
+  /** The language the lexical index analyzed the document in (null: the default rules). */
+  language: string | null;
+  chunkerVersion: number | null;
   files: Record<string, FileDigest>;
-  /** sha256 of this manifest serialised without this field. */
-  checksum?: string;
+}
+
+/** The analyzer (not bound to a language) and BM25 parameters a caller searches with. */
+export interface LexicalSettings {
+  analyzer: Analyzer;
+  bm25?: Partial<Bm25Params>;
 }
 
 export interface IndexExpectation {
   embedderId: string | null;
   dimension: number | null;
   contentSha256: string;
+  /** Default: the store's (IndexStoreOptions). A stored lexical index of other settings is rebuilt from the chunks. */
+  lexical?: LexicalSettings;
 }
 
 export interface SaveData {
@@ -90,6 +129,10 @@ export interface SaveData {
   dimension: number | null;
   contentSha256: string;
   hnsw?: Partial<HnswParams>;
+  /** The lexical index of `chunks` (DocumentLexicalIndex.forDocument); built here with the store's settings when absent. */
+  lexical?: DocumentLexicalIndex;
+  /** Recorded in the manifest; default: read from the key ("-c<version>"). */
+  chunkerVersion?: number;
 }
 
 export interface IndexStoreOptions {
@@ -99,6 +142,9 @@ export interface IndexStoreOptions {
   maxEntries?: number;
   /** Told why a stored index was not served (corrupt, truncated, stale...). */
   onReject?: (key: string, why: string) => void;
+  /** Lexical settings of saves without a lexical index and loads that name none. Default: the server's. */
+  analyzer?: AnalyzerOptions;
+  bm25?: Partial<Bm25Params>;
 }
 
 export interface IndexStoreStats {
@@ -113,14 +159,16 @@ export class StoredIndex {
   readonly key: string;
   readonly chunks: Chunk[];
   readonly meta: IndexMeta;
+  readonly lexical: DocumentLexicalIndex;
   private hnsw: CollectionDenseIndex | null;
   private closed = false;
 
-  constructor(key: string, chunks: Chunk[], meta: IndexMeta, hnsw: CollectionDenseIndex | null) {
+  constructor(key: string, chunks: Chunk[], meta: IndexMeta, hnsw: CollectionDenseIndex | null, lexical: DocumentLexicalIndex) {
     this.key = key;
     this.chunks = chunks;
     this.meta = meta;
     this.hnsw = hnsw;
+    this.lexical = lexical;
   }
 
   /** Whether the index holds vectors (built by meta.embedderId). */
@@ -128,7 +176,7 @@ export class StoredIndex {
     return this.meta.embedderId !== null;
   }
 
-  /** Rough memory held: vectors + graph links + chunk text. */
+  /** Rough memory held: vectors + graph links + chunk text (the lexical index is counted by its holder). */
   get approxBytes(): number {
     const text = this.chunks.reduce((n, c) => n + c.text.length * 2 + 200, 0);
     return (this.hnsw?.approxBytes ?? 0) + text;
@@ -155,6 +203,15 @@ export class StoredIndex {
   }
 }
 
+/** A verified folder whose lexical index was rebuilt (older layout, other analyzer): written again. */
+interface Rewrite {
+  fields: ManifestFields;
+  chunks: FileDigest;
+  dense: { index: FileDigest; meta: FileDigest } | null;
+}
+
+type Verdict = { ok: true; index: StoredIndex; rewrite?: Rewrite } | { ok: false; remove: boolean; why: string };
+
 export class IndexStore {
   readonly dir: string;
   readonly maxEntries: number;
@@ -164,11 +221,13 @@ export class IndexStore {
   /** Temp folders of saves in progress here, which clear() must not pull from under them. */
   private readonly inFlight = new Set<string>();
   private readonly onReject?: (key: string, why: string) => void;
+  private readonly lexicalDefaults: LexicalSettings;
 
   constructor(opts: IndexStoreOptions) {
     this.dir = path.resolve(opts.dir);
     this.maxEntries = Math.max(1, Math.floor(opts.maxEntries ?? 1000));
     this.onReject = opts.onReject;
+    this.lexicalDefaults = { analyzer: new Analyzer(opts.analyzer ?? SERVER_ANALYZER), ...(opts.bm25 ? { bm25: opts.bm25 } : {}) };
   }
 
   /**
@@ -179,15 +238,18 @@ export class IndexStore {
    * unless older than an hour (its pid was reused).
    */
   sweepLeftovers(): Promise<SweepReport> {
-    this.sweep ??= this.doSweep().catch(() => ({ removed: 0, restored: 0 }));
+    this.sweep ??= sweepSnapshotLeftovers(this.dir, (name) => KEY_RE.test(name)).catch(() => ({ removed: 0, restored: 0 }));
     return this.sweep;
   }
 
-  /** The meta of a stored index without loading it (null when absent or unreadable). */
+  /** The meta of a stored index without loading it (null when absent, unreadable or of a format that is not served). */
   async peekMeta(key: string): Promise<IndexMeta | null> {
     checkKey(key);
     await this.sweepLeftovers();
-    return readMeta(path.join(this.dir, key));
+    const dir = path.join(this.dir, key);
+    const read = await readManifest(dir);
+    if (read.ok) return read.manifest.kind === 'document' ? metaOf(read.manifest) : null;
+    return read.absent ? readLegacyMeta(dir) : null;
   }
 
   /**
@@ -203,21 +265,52 @@ export class IndexStore {
 
   /**
    * The stored index for `key` if it matches `expect`; else null. Corrupt or unusable folders are
-   * deleted; one built by another embedder is left for the caller's rebuild to replace.
+   * deleted; one built by another embedder is left for the caller's rebuild to replace. A folder of
+   * the previous layout is served and rewritten in the current one.
    */
   async load(key: string, expect: IndexExpectation, signal?: AbortSignal): Promise<StoredIndex | null> {
     checkKey(key);
     await this.sweepLeftovers();
+    const lexical = expect.lexical ?? this.lexicalDefaults;
     return this.withLock(key, async () => {
       const dir = path.join(this.dir, key);
       if (!(await isDir(dir))) return null;
-      const verdict = await verify(dir, key, expect, signal);
-      if (verdict.ok) return verdict.index;
+      const verdict = await verify(dir, key, expect, lexical, signal);
+      if (verdict.ok) {
+        if (verdict.rewrite) await this.rewrite(dir, verdict.index, verdict.rewrite, signal);
+        return verdict.index;
+      }
       this.onReject?.(key, verdict.why);
       // On a read-only disk the folder stays, but it is checked (and refused) again at every load.
-      if (verdict.remove) await removeDir(dir, this.dir).catch(() => undefined);
+      if (verdict.remove) await removeSnapshotDir(dir).catch(() => undefined);
       return null;
     });
+  }
+
+  /**
+   * Writes a verified folder again in the current format with its new lexical index, carrying its
+   * chunks and dense files over. A failure leaves the folder as it was (it is verified and
+   * rewritten again at the next load); the index is served either way.
+   */
+  private async rewrite(dir: string, index: StoredIndex, plan: Rewrite, signal?: AbortSignal): Promise<void> {
+    let w: SnapshotWriter | null = null;
+    try {
+      w = await SnapshotWriter.begin(dir);
+      this.inFlight.add(w.dir);
+      await w.carry(dir, CHUNKS_FILE, plan.chunks);
+      if (plan.dense) {
+        await w.carry(dir, DENSE_FILE, plan.dense.index);
+        await w.carry(dir, DENSE_META_FILE, plan.dense.meta);
+      }
+      await w.writeLexical(index.lexical.index, undefined, signal);
+      const m = await w.commit(plan.fields, () => throwIfAborted(signal, 'Saving the index'));
+      Object.assign(index.meta, metaOf(m));
+    } catch (err) {
+      await w?.abort();
+      if (signal?.aborted) throw err;
+    } finally {
+      if (w) this.inFlight.delete(w.dir);
+    }
   }
 
   async save(key: string, data: SaveData, signal?: AbortSignal): Promise<StoredIndex> {
@@ -225,49 +318,45 @@ export class IndexStore {
     const params: HnswParams = { ...DEFAULT_HNSW, ...definedOnly(data.hnsw ?? {}) };
     validateSave(data, params);
     await this.sweepLeftovers();
+    if (data.lexical && data.lexical.size !== data.chunks.length) throw new Error(`a lexical index of ${data.lexical.size} chunks for ${data.chunks.length} chunks`);
     return this.withLock(key, async () => {
-      const tmp = path.join(this.dir, `.tmp-p${process.pid}-${key}-${randomBytes(6).toString('hex')}`);
+      const lexical = data.lexical ?? (await DocumentLexicalIndex.forDocument(data.chunks, this.lexicalDefaults.analyzer, this.lexicalDefaults.bm25, signal));
+      let w: SnapshotWriter;
       try {
-        await fs.mkdir(this.dir, { recursive: true });
-        await fs.mkdir(tmp);
+        w = await SnapshotWriter.begin(path.join(this.dir, key));
       } catch (err) {
         throw diskCondition(err) ? storageError('Could not save the index', err) : err;
       }
-      this.inFlight.add(tmp);
+      this.inFlight.add(w.dir);
       try {
-        const files: Record<string, FileDigest> = {};
         let hnsw: CollectionDenseIndex | null = null;
         const dense = data.embedderId !== null && data.vectors !== undefined && data.vectors.length > 0;
         if (dense) {
           hnsw = await buildDense(data.vectors!, data.embedderId!, data.dimension!, params, signal);
-          const file = path.join(tmp, INDEX_FILE);
-          await hnsw.save(file);
-          files[INDEX_FILE] = await digestFile(file);
-          files[INDEX_META_FILE] = await digestFile(path.join(tmp, INDEX_META_FILE));
+          await w.writeDense(hnsw);
         }
-        files[CHUNKS_FILE] = await writeChunks(path.join(tmp, CHUNKS_FILE), data.chunks, signal);
-        const meta: IndexMeta = {
-          format: INDEX_FORMAT_VERSION,
-          key,
-          embedderId: data.embedderId,
-          dimension: data.embedderId === null ? null : data.dimension,
-          contentSha256: data.contentSha256,
-          chunkCount: data.chunks.length,
-          hnsw: data.embedderId === null ? null : { ...params, space: 'cosine' },
-          createdAt: new Date().toISOString(),
-          files,
-        };
-        meta.checksum = manifestChecksum(meta);
-        await writeFileSynced(path.join(tmp, META_FILE), JSON.stringify(meta, null, 1), 'wx');
-        await syncDir(tmp);
+        w.record(CHUNKS_FILE, await writeChunks(w.path(CHUNKS_FILE), data.chunks, signal));
+        await w.writeLexical(lexical.index, undefined, signal);
         throwIfAborted(signal, 'Saving the index');
-        await swapInto(tmp, path.join(this.dir, key), this.dir);
-        return new StoredIndex(key, data.chunks, meta, hnsw);
+        const manifest = await w.commit(
+          documentFields(key, {
+            contentSha256: data.contentSha256,
+            chunkerVersion: data.chunkerVersion ?? chunkerVersionOf(key),
+            language: lexical.language,
+            analyzer: lexical.analyzer.signature,
+            embedderId: data.embedderId,
+            dimension: data.embedderId === null ? null : data.dimension,
+            hnsw: data.embedderId === null ? null : { ...params, space: 'cosine' },
+            chunks: data.chunks.length,
+          }),
+          () => throwIfAborted(signal, 'Saving the index'),
+        );
+        return new StoredIndex(key, data.chunks, metaOf(manifest), hnsw, lexical);
       } catch (err) {
-        await fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+        await w.abort();
         throw diskCondition(err) ? storageError('Could not save the index', err) : err;
       } finally {
-        this.inFlight.delete(tmp);
+        this.inFlight.delete(w.dir);
       }
     }).then(async (index) => {
       await this.evictOverflow().catch(() => undefined);
@@ -280,7 +369,7 @@ export class IndexStore {
     return this.withLock(key, async () => {
       const dir = path.join(this.dir, key);
       if (!(await isDir(dir))) return false;
-      await removeDir(dir, this.dir).catch((err) => {
+      await removeSnapshotDir(dir).catch((err) => {
         throw diskCondition(err) ? storageError('Could not delete the index', err) : err;
       });
       return true;
@@ -302,13 +391,11 @@ export class IndexStore {
       const full = path.join(this.dir, name);
       if (!(await isDir(full))) continue;
       if (KEY_RE.test(name)) {
-        await this.withLock(name, () => removeDir(full, this.dir));
+        await this.withLock(name, () => removeSnapshotDir(full));
         removed++;
-      } else if (!this.inFlight.has(full)) {
-        const m = LEFTOVER_RE.exec(name);
-        const st = m ? await fs.stat(full).catch(() => null) : null;
+      } else if (!this.inFlight.has(full) && LEFTOVER_RE.test(name)) {
         // Another live worker's save in progress is its own business.
-        if (m && st && leftoverOwner(m[2] ? Number(m[2]) : null, st.mtimeMs) === 'dead') await fs.rm(full, { recursive: true, force: true });
+        if (await deadLeftover(this.dir, name)) await fs.rm(full, { recursive: true, force: true });
       }
     }
     return removed;
@@ -338,105 +425,162 @@ export class IndexStore {
     return run;
   }
 
-  private async doSweep(): Promise<SweepReport> {
-    const report: SweepReport = { removed: 0, restored: 0 };
-    for (const name of await listDir(this.dir)) {
-      const m = LEFTOVER_RE.exec(name);
-      if (!m) continue;
-      const full = path.join(this.dir, name);
-      const st = await fs.stat(full).catch(() => null);
-      if (!st || leftoverOwner(m[2] ? Number(m[2]) : null, st.mtimeMs) === 'live') continue;
-      // A version moved aside whose replacement never arrived is the only copy: put it back.
-      if (m[1] === 'old' && KEY_RE.test(m[3]) && !(await isDir(path.join(this.dir, m[3])))) {
-        if (await fs.rename(full, path.join(this.dir, m[3])).then(() => true, () => false)) {
-          report.restored++;
-          continue;
-        }
-      }
-      await fs.rm(full, { recursive: true, force: true }).catch(() => undefined);
-      report.removed++;
-    }
-    return report;
-  }
-
   private async evictOverflow(): Promise<void> {
     const entries: Array<{ name: string; mtime: number }> = [];
     for (const name of await listDir(this.dir)) {
       if (!KEY_RE.test(name)) continue;
-      const st = await fs.stat(path.join(this.dir, name, META_FILE)).catch(() => null);
+      const st = (await fs.stat(path.join(this.dir, name, MANIFEST_FILE)).catch(() => null)) ?? (await fs.stat(path.join(this.dir, name, LEGACY_META_FILE)).catch(() => null));
       entries.push({ name, mtime: st?.mtimeMs ?? 0 });
     }
     if (entries.length <= this.maxEntries) return;
     entries.sort((a, b) => a.mtime - b.mtime);
     for (const e of entries.slice(0, entries.length - this.maxEntries)) {
-      await this.withLock(e.name, () => removeDir(path.join(this.dir, e.name), this.dir));
+      await this.withLock(e.name, () => removeSnapshotDir(path.join(this.dir, e.name)));
     }
   }
 }
 
-export interface SweepReport {
-  removed: number;
-  restored: number;
+function documentFields(
+  key: string,
+  d: {
+    contentSha256: string;
+    chunkerVersion: number | null;
+    language: string | null;
+    analyzer: string;
+    embedderId: string | null;
+    dimension: number | null;
+    hnsw: (HnswParams & { space: 'cosine' }) | null;
+    chunks: number;
+  },
+): ManifestFields {
+  return {
+    kind: 'document',
+    database_id: null,
+    collection_id: null,
+    version: null,
+    key,
+    content_sha256: d.contentSha256,
+    chunker_version: d.chunkerVersion,
+    language: d.language,
+    analyzer: d.analyzer,
+    embedder: d.embedderId,
+    dimension: d.dimension,
+    hnsw: d.hnsw,
+    chunks: d.chunks,
+  };
 }
 
-// ".tmp-p123-<key>-<hex>"; names without "p<pid>-" are from format 1 and count as dead.
-const LEFTOVER_RE = /^\.(tmp|old|trash)-(?:p(\d+)-)?(.+?)(?:-[0-9a-f]{12})?$/;
+function metaOf(m: SnapshotManifest): IndexMeta {
+  return {
+    format: m.format,
+    key: m.key ?? '',
+    embedderId: m.embedder,
+    dimension: m.dimension,
+    contentSha256: m.content_sha256 ?? '',
+    chunkCount: m.chunks,
+    hnsw: m.hnsw,
+    createdAt: m.saved_at,
+    language: m.language ?? null,
+    chunkerVersion: m.chunker_version ?? null,
+    files: m.files,
+  };
+}
 
-type Verdict = { ok: true; index: StoredIndex } | { ok: false; remove: boolean; why: string };
+/** The chunker version an index key names ("...-c3" or "...-c3-o<hash>"), or null. */
+function chunkerVersionOf(key: string): number | null {
+  const m = /-c(\d+)(?:-o[0-9a-f]{12})?$/.exec(key);
+  return m ? Number(m[1]) : null;
+}
 
-async function verify(dir: string, key: string, expect: IndexExpectation, signal?: AbortSignal): Promise<Verdict> {
+const sameParams = (a: Readonly<Bm25Params>, b: Readonly<Bm25Params>) => (Object.keys(b) as Array<keyof Bm25Params>).every((k) => a[k] === b[k]);
+
+async function verify(dir: string, key: string, expect: IndexExpectation, lex: LexicalSettings, signal?: AbortSignal): Promise<Verdict> {
   const bad = (why: string): Verdict => ({ ok: false, remove: true, why });
-  const meta = await readMeta(dir);
-  if (!meta) return bad('meta.json missing, invalid or failing its checksum');
-  if (meta.key !== key) return bad('meta.json names another key');
-  if (meta.contentSha256 !== expect.contentSha256) return bad('content hash differs');
-  if (meta.embedderId !== expect.embedderId) return { ok: false, remove: false, why: 'built by another embedder' };
-  if (expect.dimension !== null && meta.embedderId !== null && meta.dimension !== expect.dimension) {
+  const read = await readManifest(dir);
+  if (!read.ok) return read.absent ? verifyLegacy(dir, key, expect, lex, signal) : bad(`${MANIFEST_FILE}: ${read.reason}`);
+  const m = read.manifest;
+  if (m.kind !== 'document' || m.key !== key) return bad(`${MANIFEST_FILE} names another key`);
+  if (m.content_sha256 !== expect.contentSha256) return bad('content hash differs');
+  if (m.embedder !== expect.embedderId) return { ok: false, remove: false, why: 'built by another embedder' };
+  if (expect.dimension !== null && m.embedder !== null && m.dimension !== expect.dimension) {
     return bad('same embedder id, different dimension (the model files changed)');
   }
-  for (const [name, digest] of Object.entries(meta.files)) {
-    if (name === CHUNKS_FILE) continue; // checked while it is parsed, below
-    const actual = await digestFile(path.join(dir, name)).catch(() => null);
-    if (!actual || actual.bytes !== digest.bytes || actual.sha256 !== digest.sha256) return bad(`${name} missing or corrupt`);
+  const chunksDigest = m.files[CHUNKS_FILE];
+  if (!chunksDigest) return bad(`${CHUNKS_FILE} missing from the manifest`);
+  const chunks = await readChunksChecked(dir, chunksDigest, m.chunks, signal);
+  if (typeof chunks === 'string') return bad(chunks);
+  let hnsw: CollectionDenseIndex | null = null;
+  if (m.embedder !== null && m.chunks > 0) {
+    if (!m.hnsw || !m.dimension) return bad('dense index without its parameters');
+    try {
+      hnsw = await loadDense(dir, m, { embedderId: m.embedder, dimension: m.dimension, params: { ef: m.hnsw.ef } });
+    } catch (err) {
+      if (!(err instanceof SnapshotFault)) throw err;
+      return bad(`dense index unusable: ${err.message}`);
+    }
+    if (hnsw.size !== m.chunks) return bad('index holds another number of vectors');
   }
+  const language = m.language ?? null;
+  const wanted = { ...DEFAULT_BM25_PARAMS, ...lex.bm25 };
+  let lexical: DocumentLexicalIndex | null = null;
+  if (m.analyzer === lex.analyzer.signature) {
+    try {
+      const index = await loadLexical(dir, m, DocumentLexicalIndex.analyzerFor(lex.analyzer, language), signal);
+      if (sameParams(index.params, wanted)) lexical = DocumentLexicalIndex.fromSnapshot(index, language);
+    } catch (err) {
+      if (!(err instanceof SnapshotFault)) throw err;
+      return bad(`lexical index unusable: ${err.message}`);
+    }
+  }
+  const meta = metaOf(m);
+  if (lexical) return { ok: true, index: new StoredIndex(key, chunks, meta, hnsw, lexical) };
+  // Built by another analyzer or other BM25 parameters: rebuilt from the chunks, written again.
+  const rebuilt = await DocumentLexicalIndex.forDocument(chunks, lex.analyzer, lex.bm25, signal);
+  const dense = m.files[DENSE_FILE] && m.files[DENSE_META_FILE] ? { index: m.files[DENSE_FILE], meta: m.files[DENSE_META_FILE] } : null;
+  const { format: _f, files: _fs, saved_at: _s, checksum: _c, ...fields } = m;
+  return {
+    ok: true,
+    index: new StoredIndex(key, chunks, meta, hnsw, rebuilt),
+    rewrite: { fields: { ...fields, language: rebuilt.language, analyzer: rebuilt.analyzer.signature }, chunks: chunksDigest, dense },
+  };
+}
+
+/** The chunks file, checked against its digest and count while it is parsed; a string says why not. */
+async function readChunksChecked(dir: string, want: FileDigest, count: number, signal?: AbortSignal): Promise<Chunk[] | string> {
   let chunks: Chunk[];
   try {
     const read = await readChunks(path.join(dir, CHUNKS_FILE), signal);
-    const want = meta.files[CHUNKS_FILE];
-    if (read.digest.bytes !== want.bytes || read.digest.sha256 !== want.sha256) return bad(`${CHUNKS_FILE} truncated or corrupt`);
+    if (read.digest.bytes !== want.bytes || read.digest.sha256 !== want.sha256) return `${CHUNKS_FILE} truncated or corrupt`;
     chunks = read.chunks;
   } catch (err) {
     if (signal?.aborted) throw err;
-    return bad(`${CHUNKS_FILE} unreadable`);
+    return `${CHUNKS_FILE} unreadable`;
   }
-  if (chunks.length !== meta.chunkCount || !chunks.every((c) => c && typeof c.text === 'string')) {
-    return bad(`${CHUNKS_FILE} does not match meta`);
-  }
-  let hnsw: CollectionDenseIndex | null = null;
-  if (meta.embedderId !== null && meta.chunkCount > 0) {
-    if (!meta.files[INDEX_FILE] || !meta.files[INDEX_META_FILE] || !meta.hnsw || !meta.dimension) return bad('dense index without its index file');
-    try {
-      hnsw = await CollectionDenseIndex.load(path.join(dir, INDEX_FILE), { embedderId: meta.embedderId, dimension: meta.dimension, params: { ef: meta.hnsw.ef } });
-    } catch {
-      return bad('index file unreadable');
-    }
-    if (hnsw.size !== meta.chunkCount) return bad('index holds another number of vectors');
-  }
-  return { ok: true, index: new StoredIndex(key, chunks, meta, hnsw) };
+  if (chunks.length !== count || !chunks.every((c) => c && typeof c.text === 'string')) return `${CHUNKS_FILE} does not match the manifest`;
+  return chunks;
 }
 
-function manifestChecksum(meta: IndexMeta): string {
-  const { checksum: _, ...rest } = meta;
-  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
+// ---- The previous layout (meta.json of format 3): verified as it was, then rewritten ----
+
+interface LegacyMeta {
+  format: number;
+  key: string;
+  embedderId: string | null;
+  dimension: number | null;
+  contentSha256: string;
+  chunkCount: number;
+  hnsw: (HnswParams & { space: 'cosine' }) | null;
+  createdAt: string;
+  files: Record<string, FileDigest>;
+  checksum?: string;
 }
 
-async function readMeta(dir: string): Promise<IndexMeta | null> {
+async function readLegacyRaw(dir: string): Promise<LegacyMeta | null> {
   try {
-    const m = JSON.parse(await fs.readFile(path.join(dir, META_FILE), 'utf8')) as IndexMeta;
+    const m = JSON.parse(await fs.readFile(path.join(dir, LEGACY_META_FILE), 'utf8')) as LegacyMeta;
     const okNum = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0;
     if (
       !m ||
-      m.format !== INDEX_FORMAT_VERSION ||
       typeof m.checksum !== 'string' ||
       m.checksum !== manifestChecksum(m) ||
       typeof m.key !== 'string' ||
@@ -454,6 +598,60 @@ async function readMeta(dir: string): Promise<IndexMeta | null> {
   } catch {
     return null;
   }
+}
+
+/** A legacy meta.json the store still reads (format 3), as IndexMeta; null for anything else. */
+async function readLegacyMeta(dir: string): Promise<IndexMeta | null> {
+  const m = await readLegacyRaw(dir);
+  if (!m || m.format !== LEGACY_INDEX_FORMAT) return null;
+  return { ...m, format: m.format, language: null, chunkerVersion: chunkerVersionOf(m.key) };
+}
+
+async function verifyLegacy(dir: string, key: string, expect: IndexExpectation, lex: LexicalSettings, signal?: AbortSignal): Promise<Verdict> {
+  const bad = (why: string): Verdict => ({ ok: false, remove: true, why });
+  const m = await readLegacyRaw(dir);
+  if (!m) return bad(`${MANIFEST_FILE} missing and no readable ${LEGACY_META_FILE}`);
+  if (m.format !== LEGACY_INDEX_FORMAT) return bad(`${LEGACY_META_FILE} of format ${m.format}: the document is indexed again`);
+  if (m.key !== key) return bad(`${LEGACY_META_FILE} names another key`);
+  if (m.contentSha256 !== expect.contentSha256) return bad('content hash differs');
+  if (m.embedderId !== expect.embedderId) return { ok: false, remove: false, why: 'built by another embedder' };
+  if (expect.dimension !== null && m.embedderId !== null && m.dimension !== expect.dimension) {
+    return bad('same embedder id, different dimension (the model files changed)');
+  }
+  for (const [name, digest] of Object.entries(m.files)) {
+    if (name === CHUNKS_FILE) continue; // checked while it is parsed, below
+    const actual = await digestFile(path.join(dir, name)).catch(() => null);
+    if (!actual || actual.bytes !== digest.bytes || actual.sha256 !== digest.sha256) return bad(`${name} missing or corrupt`);
+  }
+  const chunks = await readChunksChecked(dir, m.files[CHUNKS_FILE]!, m.chunkCount, signal);
+  if (typeof chunks === 'string') return bad(chunks);
+  let hnsw: CollectionDenseIndex | null = null;
+  let dense: Rewrite['dense'] = null;
+  if (m.embedderId !== null && m.chunkCount > 0) {
+    const index = m.files[DENSE_FILE];
+    const meta = m.files[DENSE_META_FILE];
+    if (!index || !meta || !m.hnsw || !m.dimension) return bad('dense index without its index file');
+    try {
+      hnsw = await CollectionDenseIndex.load(path.join(dir, DENSE_FILE), { embedderId: m.embedderId, dimension: m.dimension, params: { ef: m.hnsw.ef } });
+    } catch {
+      return bad('index file unreadable');
+    }
+    if (hnsw.size !== m.chunkCount) return bad('index holds another number of vectors');
+    dense = { index, meta };
+  }
+  const lexical = await DocumentLexicalIndex.forDocument(chunks, lex.analyzer, lex.bm25, signal);
+  const fields = documentFields(key, {
+    contentSha256: m.contentSha256,
+    chunkerVersion: chunkerVersionOf(key),
+    language: lexical.language,
+    analyzer: lexical.analyzer.signature,
+    embedderId: m.embedderId,
+    dimension: m.embedderId === null ? null : m.dimension,
+    hnsw: m.embedderId === null ? null : m.hnsw,
+    chunks: m.chunkCount,
+  });
+  const meta: IndexMeta = { ...m, language: lexical.language, chunkerVersion: fields.chunker_version };
+  return { ok: true, index: new StoredIndex(key, chunks, meta, hnsw, lexical), rewrite: { fields, chunks: m.files[CHUNKS_FILE]!, dense } };
 }
 
 function validateSave(data: SaveData, params: HnswParams): void {
@@ -493,113 +691,6 @@ async function buildDense(vectors: Float32Array[], embedderId: string, dimension
     signal,
   );
   return index;
-}
-
-const WRITE_BATCH_BYTES = 1 << 20;
-
-/**
- * Chunks as a JSON array with one chunk a line ("[", chunks joined by ",\n", "]"), written and
- * hashed in batches with a yield between: a big document has 100k chunks, and one stringify of
- * them all would stall the event loop for a second.
- */
-async function writeChunks(file: string, chunks: readonly Chunk[], signal?: AbortSignal): Promise<FileDigest> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const fh = await fs.open(file, 'wx');
-  try {
-    let batch: string[] = ['[\n'];
-    let batchChars = 2;
-    const flush = async () => {
-      const buf = Buffer.from(batch.join(''), 'utf8');
-      batch = [];
-      batchChars = 0;
-      hash.update(buf);
-      bytes += buf.byteLength;
-      await fh.write(buf);
-      throwIfAborted(signal, 'Saving the index');
-    };
-    for (let i = 0; i < chunks.length; i++) {
-      const line = `${JSON.stringify(chunks[i])}${i + 1 < chunks.length ? ',' : ''}\n`;
-      batch.push(line);
-      batchChars += line.length;
-      if (batchChars >= WRITE_BATCH_BYTES) await flush();
-    }
-    batch.push(']\n');
-    await flush();
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  return { bytes, sha256: hash.digest('hex') };
-}
-
-/** Parses chunks.json (the layout writeChunks makes) while hashing it, in slices: one pass, bounded pauses. */
-async function readChunks(file: string, signal?: AbortSignal): Promise<{ chunks: Chunk[]; digest: FileDigest }> {
-  const hash = createHash('sha256');
-  const chunks: Chunk[] = [];
-  let bytes = 0;
-  let carry: Buffer | null = null;
-  let lines = 0;
-  let closed = false;
-  const tick = yieldToEventLoopEvery(10);
-  for await (const piece of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    hash.update(piece);
-    bytes += piece.byteLength;
-    const buf: Buffer = carry ? Buffer.concat([carry, piece]) : piece;
-    let start = 0;
-    for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
-      const line = buf.toString('utf8', start, nl);
-      start = nl + 1;
-      if (closed) throw new Error('chunks file continues after its end');
-      if (lines++ === 0) {
-        if (line !== '[') throw new Error('chunks file does not start an array');
-      } else if (line === ']') {
-        closed = true;
-      } else {
-        chunks.push(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as Chunk);
-      }
-      if (await tick()) throwIfAborted(signal, 'Loading the index');
-    }
-    carry = start < buf.byteLength ? buf.subarray(start) : null;
-  }
-  if (carry || !closed) throw new Error('chunks file is truncated');
-  return { chunks, digest: { bytes, sha256: hash.digest('hex') } };
-}
-
-/** Renames `tmp` to `dest`, moving an existing `dest` aside first (a folder cannot be renamed over a non-empty one). */
-async function swapInto(tmp: string, dest: string, parent: string): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const old = path.join(parent, `.old-p${process.pid}-${path.basename(dest)}-${randomBytes(6).toString('hex')}`);
-    const moved = await fs.rename(dest, old).then(
-      () => true,
-      (err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return false;
-        throw err;
-      },
-    );
-    try {
-      await fs.rename(tmp, dest);
-    } catch (err) {
-      // Put the previous index back rather than lose it.
-      if (moved) await fs.rename(old, dest).catch(() => fs.rm(old, { recursive: true, force: true }));
-      const code = (err as NodeJS.ErrnoException).code;
-      if ((code === 'ENOTEMPTY' || code === 'EEXIST') && attempt < 5) continue;
-      throw err;
-    }
-    if (moved) await fs.rm(old, { recursive: true, force: true });
-    await syncDir(parent);
-    return;
-  }
-}
-
-async function removeDir(dir: string, parent: string): Promise<void> {
-  // Rename first so a half-deleted folder is never mistaken for an index.
-  const trash = path.join(parent, `.trash-p${process.pid}-${path.basename(dir)}-${randomBytes(6).toString('hex')}`);
-  const target = await fs.rename(dir, trash).then(
-    () => trash,
-    () => dir,
-  );
-  await fs.rm(target, { recursive: true, force: true });
 }
 
 async function listDir(dir: string): Promise<string[]> {
