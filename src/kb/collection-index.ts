@@ -2,13 +2,14 @@
  * The open indexes of one collection: its lexical index (always) and its dense index (when the
  * collection has an embedder), kept at the collection's version by applying each commit, and
  * persisted as snapshots tagged with that version so a restart loads them instead of re-reading
- * every chunk from SQLite.
+ * every chunk from SQLite. A snapshot is the one index format (src/kb/index-snapshot.ts), the
+ * same as a retrieve_chunks document's, written in a temp folder and swapped in atomically:
  *
  *   <dir>/lexical.bin        CollectionLexicalIndex.serialize() (its own format, analyzer, sha256)
  *   <dir>/dense.hnsw(.json)  CollectionDenseIndex.save() (hnswlib file + its manifest)
- *   <dir>/manifest.json      written last: format, database id, collection id, version, analyzer,
- *                            embedder, the lexical snapshot's checksum, the dense manifest's
- *                            sha256, and a sha256 of itself
+ *   <dir>/manifest.json      written last: format, kind "collection", database id, collection id,
+ *                            version, analyzer, embedder, size + sha256 of every file, and a sha256
+ *                            of itself (the per-document fields are null)
  *
  * A snapshot is served only when the manifest is whole, names this database and this collection at
  * its current version, and every file matches it; anything else (missing, stale, corrupt, another
@@ -35,14 +36,14 @@
  * Snapshot writers exclude each other across processes with a lease row in SQLite's meta table
  * (KbStore.acquireLease: an IMMEDIATE transaction, so exactly one process holds it; a dead holder's
  * lease expires after LEASE_TTL_MS). The writer renews it before each file and checks it before the
- * manifest rename that publishes the snapshot, skips the write when the folder already holds a
+ * folder rename that publishes the snapshot, skips the write when the folder already holds a
  * snapshot at its version or newer (replicas catching up the same commit write once), and a
  * persist that finds the lease taken leaves `persistPending` set for its caller to retry. SQLite is
  * the one lock every process on the volume already shares, so no Redis and no lock files (which
  * need stale detection by pid or mtime that a shared volume makes unreliable). A reader that finds
  * a mismatched snapshot while another process holds the lease waits for it and reads once more.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,14 +54,14 @@ import type { HnswParams } from '../retrieval/store/hnsw.ts';
 import { errorText } from '../util/error-text.ts';
 import { CollectionLexicalIndex, type LexicalChunk } from './lexical-index.ts';
 import { CollectionDenseIndex } from './dense-index.ts';
-import { fsyncDir, tempPathFor, writeFileAtomic, writeFileSynced } from '../util/atomic-file.ts';
+import { SnapshotFault, SnapshotWriter, loadDense, loadLexical, readManifest, sweepOnce, type SnapshotManifest } from './index-snapshot.ts';
 import type { CollectionRecord, CommitResult, KbStoreApi } from './types.ts';
 
-/** 1: manifest + lexical.bin + dense.hnsw. 2: every file carries the database id. */
-export const COLLECTION_INDEX_FORMAT = 2;
-const MANIFEST = 'manifest.json';
-const LEXICAL = 'lexical.bin';
-const DENSE = 'dense.hnsw';
+/**
+ * 1: manifest + lexical.bin + dense.hnsw. 2: every file carries the database id. 4: the shared
+ * snapshot format (src/kb/index-snapshot.ts); older snapshots are rebuilt from the store.
+ */
+export { SNAPSHOT_FORMAT as COLLECTION_INDEX_FORMAT } from './index-snapshot.ts';
 const REBUILD_BATCH = 2048;
 /** Chunks read from the store per catch-up step (rows and vectors of new ids). */
 const CATCH_UP_BATCH = 512;
@@ -116,22 +117,6 @@ export interface CollectionIndexesOptions {
   hnsw?: Partial<HnswParams>;
   /** Save snapshots right after a rebuild (in the background), so the next start loads them. Default true. */
   persistAfterRebuild?: boolean;
-}
-
-interface Manifest {
-  format: number;
-  /** The store's databaseId(); null for a store without one. */
-  database_id: string | null;
-  collection_id: number;
-  version: number;
-  analyzer: string;
-  embedder: string | null;
-  dimension: number | null;
-  chunks: number;
-  lexical: { bytes: number; checksum: string };
-  dense: { sha256: string } | null;
-  saved_at: string;
-  checksum?: string;
 }
 
 export type IndexSource = 'snapshot' | 'snapshot+catch-up' | 'rebuild';
@@ -563,43 +548,35 @@ export class CollectionIndexes {
   private async writeSnapshotFiles(renew: () => void): Promise<void> {
     const started = performance.now();
     const version = this.ver;
-    await fs.mkdir(this.dir, { recursive: true });
     const identity = { databaseId: this.databaseId };
-    const buf = await this.lex.serializeSliced(identity);
-    await writeFileAtomic(path.join(this.dir, LEXICAL), buf);
-    let dense: Manifest['dense'] = null;
-    const denseFile = path.join(this.dir, DENSE);
-    renew();
-    if (this.den) {
-      await this.den.save(denseFile, identity);
-      dense = { sha256: sha256(await fs.readFile(`${denseFile}.json`)) };
-    } else {
-      await CollectionDenseIndex.removeFiles(denseFile);
-    }
-    const manifest: Manifest = {
-      format: COLLECTION_INDEX_FORMAT,
-      database_id: this.databaseId,
-      collection_id: this.collectionId,
-      version,
-      analyzer: this.lex.analyzer.signature,
-      embedder: this.den?.embedderId ?? null,
-      dimension: this.den?.dimension ?? null,
-      chunks: this.lex.size,
-      lexical: { bytes: buf.length, checksum: buf.subarray(buf.length - 32).toString('hex') },
-      dense,
-      saved_at: new Date().toISOString(),
-    };
-    manifest.checksum = manifestChecksum(manifest);
-    const mFile = path.join(this.dir, MANIFEST);
-    // Not writeFileAtomic: the lease is renewed between the write and the rename that publishes it.
-    const mTmp = tempPathFor(mFile);
+    const w = await SnapshotWriter.begin(this.dir);
+    let manifest: SnapshotManifest;
     try {
-      await writeFileSynced(mTmp, JSON.stringify(manifest), 'wx');
+      await w.writeLexical(this.lex, identity);
       renew();
-      await fs.rename(mTmp, mFile);
-      await fsyncDir(this.dir);
+      if (this.den) await w.writeDense(this.den, identity);
+      renew();
+      manifest = await w.commit(
+        {
+          kind: 'collection',
+          database_id: this.databaseId,
+          collection_id: this.collectionId,
+          version,
+          key: null,
+          content_sha256: null,
+          chunker_version: null,
+          language: null,
+          analyzer: this.lex.analyzer.signature,
+          embedder: this.den?.embedderId ?? null,
+          dimension: this.den?.dimension ?? null,
+          hnsw: this.den ? { ...this.den.params, space: 'cosine' } : null,
+          chunks: this.lex.size,
+        },
+        // The lease is checked once more right before the rename that publishes the snapshot.
+        renew,
+      );
     } catch (err) {
-      await fs.rm(mTmp, { force: true }).catch(() => {});
+      await w.abort();
       throw err;
     }
     this.persistedVersion = version;
@@ -624,20 +601,11 @@ async function loadSnapshot(
   allowOlder = false,
 ): Promise<Loaded> {
   const no = (reason: string): Loaded => ({ ok: false, reason });
-  let raw: string;
-  try {
-    raw = await fs.readFile(path.join(dir, MANIFEST), 'utf8');
-  } catch {
-    return no('no snapshot');
-  }
-  let m: Manifest;
-  try {
-    m = JSON.parse(raw) as Manifest;
-  } catch {
-    return no('snapshot manifest unreadable');
-  }
-  if (typeof m !== 'object' || m === null || m.checksum !== manifestChecksum(m)) return no('snapshot manifest fails its checksum');
-  if (m.format !== COLLECTION_INDEX_FORMAT) return no(`snapshot format ${m.format}, expected ${COLLECTION_INDEX_FORMAT}`);
+  await sweepOnce(path.dirname(dir));
+  const read = await readManifest(dir);
+  if (!read.ok) return no(read.reason);
+  const m = read.manifest;
+  if (m.kind !== 'collection') return no(`snapshot of a ${m.kind}, not a collection`);
   // Before the collection id: in another database the same id is another collection.
   if ((m.database_id ?? null) !== databaseId) return no(`snapshot of another database (${m.database_id ?? 'none recorded'}), not this one (${databaseId ?? 'none'})`);
   if (m.collection_id !== c.id) return no(`snapshot of collection ${m.collection_id}, not ${c.id}`);
@@ -648,23 +616,19 @@ async function loadSnapshot(
   if (!embedderFits) return no(`snapshot for embedder ${m.embedder ?? 'none'}, collection uses ${c.embedder ?? 'none'}`);
   let lexical: CollectionLexicalIndex;
   try {
-    const buf = await fs.readFile(path.join(dir, LEXICAL));
-    if (buf.length !== m.lexical.bytes || buf.subarray(buf.length - 32).toString('hex') !== m.lexical.checksum) return no('lexical snapshot does not match its manifest');
-    lexical = await CollectionLexicalIndex.deserializeSliced(buf, analyzer, signal, { databaseId });
+    lexical = await loadLexical(dir, m, analyzer, signal, { databaseId });
   } catch (err) {
-    if (signal?.aborted) throw err;
-    return no(`lexical snapshot unusable: ${errorText(err)}`);
+    if (!(err instanceof SnapshotFault)) throw err;
+    return no(`lexical snapshot unusable: ${err.message}`);
   }
-  if (lexical.size !== m.chunks) return no('lexical snapshot does not match its manifest');
   let dense: CollectionDenseIndex | null = null;
   if (c.embedder && m.embedder !== null) {
-    if (!m.dense || m.dimension === null) return no('dense snapshot missing');
+    if (m.dimension === null) return no('dense snapshot missing');
     try {
-      const denseFile = path.join(dir, DENSE);
-      if (sha256(await fs.readFile(`${denseFile}.json`)) !== m.dense.sha256) return no('dense snapshot does not match its manifest');
-      dense = await CollectionDenseIndex.load(denseFile, { embedderId: c.embedder, dimension: c.dimension ?? m.dimension, params: hnsw, databaseId });
+      dense = await loadDense(dir, m, { embedderId: c.embedder, dimension: c.dimension ?? m.dimension, params: hnsw, databaseId });
     } catch (err) {
-      return no(`dense snapshot unusable: ${errorText(err)}`);
+      if (!(err instanceof SnapshotFault)) throw err;
+      return no(`dense snapshot unusable: ${err.message}`);
     }
   }
   return { ok: true, lexical, dense, version: m.version };
@@ -689,15 +653,12 @@ async function waitForWriter(store: CatchUpStore, key: string, signal?: AbortSig
  * snapshot of another database never counts as saved, whatever its version: it is overwritten.
  */
 async function readManifestVersion(dir: string, collectionId: number, databaseId: string | null): Promise<number | null> {
-  try {
-    const m = JSON.parse(await fs.readFile(path.join(dir, MANIFEST), 'utf8')) as Manifest;
-    if (m.checksum !== manifestChecksum(m) || m.format !== COLLECTION_INDEX_FORMAT || (m.database_id ?? null) !== databaseId || m.collection_id !== collectionId) return null;
-    return m.version;
-  } catch {
-    return null;
-  }
+  const read = await readManifest(dir);
+  if (!read.ok) return null;
+  const m = read.manifest;
+  if (m.kind !== 'collection' || (m.database_id ?? null) !== databaseId || m.collection_id !== collectionId) return null;
+  return m.version;
 }
-
 
 async function rebuildDense(
   c: CollectionRecord,
@@ -723,13 +684,4 @@ async function rebuildDense(
   }
   if (ids.length > 0) await flush();
   return dense;
-}
-
-function sha256(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-function manifestChecksum(m: Manifest): string {
-  const { checksum: _, ...rest } = m;
-  return sha256(JSON.stringify(rest));
 }
