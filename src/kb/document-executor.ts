@@ -150,6 +150,41 @@ export function afterFailure(outcome: Extract<DocumentOutcome, { kind: 'failed' 
   return { retry: false, end: { stage: 'failed', document_id: item.document_id, note: tries > 1 ? `failed after ${tries} tries` : item.note, error: e } };
 }
 
+/** What a queue does with a document after its run: the same decision in both queues. */
+export type NextStep =
+  | { step: 'end'; end: ItemEnd; cancelled: boolean }
+  | { step: 'retry'; delayMs: number; note: string; code: string }
+  /** Stopped with its process: left for the next start (in process) or put back in the queue (Redis), no try spent. */
+  | { step: 'stopped' };
+
+export interface StepContext {
+  /** Its job's cancel was asked (read only when the run was aborted). */
+  cancelled(): boolean;
+  /** The queue is stopping (close, SIGTERM). */
+  stopping: boolean;
+  /** Tries made so far, this one included. */
+  tries: number;
+  /** INGEST_ATTEMPTS. */
+  attempts: number;
+}
+
+/**
+ * The outcome of one run turned into the queue's next move. A cancel wins over a stop (the job
+ * ends rather than waiting for a restart); an abort that is neither counts as the document's own
+ * failure; a failure is retried by its class (afterFailure).
+ */
+export function nextStep(outcome: DocumentOutcome, item: Pick<JobItem, 'document_id' | 'note'>, ctx: StepContext): NextStep {
+  if (outcome.kind === 'ended') return { step: 'end', end: outcome.end, cancelled: false };
+  if (outcome.kind === 'aborted') {
+    if (ctx.cancelled()) return { step: 'end', end: { stage: 'cancelled', document_id: item.document_id, note: null, error: null }, cancelled: true };
+    if (ctx.stopping) return { step: 'stopped' };
+  }
+  const failed: Extract<DocumentOutcome, { kind: 'failed' }> =
+    outcome.kind === 'failed' ? outcome : { kind: 'failed', error: { code: 'PROCESSING_ERROR', message: errorText(outcome.reason) }, transient: false, cause: outcome.reason };
+  const next = afterFailure(failed, item, ctx.tries, ctx.attempts);
+  return next.retry ? { step: 'retry', delayMs: next.delayMs, note: next.note, code: failed.error.code } : { step: 'end', end: next.end, cancelled: false };
+}
+
 /** True at most once per `ms` (and always when `force`): throttles progress writes and notices. */
 export function throttle(ms: number, last = Date.now()): (force: boolean) => boolean {
   return (force) => {

@@ -21,8 +21,8 @@ import { toolError } from '../errors.ts';
 import { errorText } from '../util/error-text.ts';
 import type { FeedState, JobEvent, JobItem, JobRecord, KbStoreApi, NewItem } from './types.ts';
 import { feedWindow, isWalking, setFeed, stopFeed, wantsFeed, type FeedNext } from './folder-feed.ts';
-import { cancelItems, countsOf, endItem, feedFailedItem, finishJob, isEnded, itemEndMessage, itemEvent, jobEndEvent, jobItemsOf, newJobRecord, requeueItem, startItem, TERMINAL_STAGES } from './job-state.ts';
-import { afterFailure, executeDocument, PROGRESS_SAVE_MS, type DocumentExecutorDeps, type ItemResult, type ItemRun, type JobOptions } from './document-executor.ts';
+import { cancelItems, countsOf, endItem, feedFailedItem, finishJob, isEnded, itemEndMessage, itemEvent, jobEndEvent, jobItemsOf, newJobRecord, requeueItem, safeCall, startItem, TERMINAL_STAGES } from './job-state.ts';
+import { executeDocument, nextStep, PROGRESS_SAVE_MS, type DocumentExecutorDeps, type ItemResult, type ItemRun, type JobOptions } from './document-executor.ts';
 import { hasSpooledUpload, readOptionsSync, removeSpool, sweepSpool, withContentTypes, writeSpool } from './job-spool.ts';
 import { JobEndWriter } from './job-end-writer.ts';
 import { pickFair } from './job-fair-pick.ts';
@@ -30,7 +30,7 @@ import { cancelNotHere, endInterrupted, resumeItems } from './job-orphans.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
 
 // What other modules took from here before the state machine and the executor had files of their own.
-export { countsOf, emptyProgress, endStatus, feedFailedItem, isEnded, itemEvent, jobEndEvent, jobItemsOf, LOST_UPLOAD_REASON, newJobId, newJobRecord, TERMINAL_STAGES } from './job-state.ts';
+export { countsOf, emptyProgress, endStatus, feedFailedItem, isEnded, itemEvent, jobEndEvent, jobItemsOf, LOST_UPLOAD_REASON, newJobId, newJobRecord, safeCall, TERMINAL_STAGES } from './job-state.ts';
 export type { ItemResult, ItemRun, JobOptions } from './document-executor.ts';
 export { withContentTypes, writeAtomic } from './job-spool.ts';
 export { END_RETRY_FIRST_MS, END_RETRY_MAX_MS, UNSAVED_ENDS_MAX } from './job-end-writer.ts';
@@ -483,26 +483,21 @@ export class JobRunner implements JobQueue {
       },
     });
     live.running.delete(index);
-    if (outcome.kind === 'ended') endItem(item, outcome.end);
-    else if (live.cancelRequested && ctrl.signal.aborted) {
-      endItem(item, { stage: 'cancelled', document_id: item.document_id, note: null, error: null });
-      this.deps.onItemCancelled?.(job, item);
-    } else if (this.closed && ctrl.signal.aborted) {
+    const step = nextStep(outcome, item, { cancelled: () => live.cancelRequested, stopping: this.closed, tries, attempts: this.deps.attempts ?? 1 });
+    if (step.step === 'stopped') {
       // Shutting down: left as it stands; the next start re-queues it.
       this.slotFreed();
       return;
-    } else {
-      const failed = outcome.kind === 'failed' ? outcome : { kind: 'failed' as const, error: { code: 'PROCESSING_ERROR', message: errorText(outcome.reason) }, transient: false, cause: outcome.reason };
-      const next = afterFailure(failed, item, tries, this.deps.attempts ?? 1);
-      if (next.retry) {
-        this.retryLater(live, item, next.delayMs, next.note, failed.error.code);
-        this.slotFreed();
-        this.pump();
-        return;
-      }
-      endItem(item, next.end);
-      this.reportFailed(job, item);
     }
+    if (step.step === 'retry') {
+      this.retryLater(live, item, step.delayMs, step.note, step.code);
+      this.slotFreed();
+      this.pump();
+      return;
+    }
+    endItem(item, step.end);
+    if (step.cancelled) this.deps.onItemCancelled?.(job, item);
+    else if (item.stage === 'failed') this.reportFailed(job, item);
     job.counts = countsOf(job.items);
     this.emit(live, 'item', item, itemEndMessage(item));
     if (this.drained(live)) this.finish(live);
@@ -598,10 +593,3 @@ export class JobRunner implements JobQueue {
   }
 }
 
-export function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
-  try {
-    l(e);
-  } catch {
-    // a listener's failure is its own
-  }
-}

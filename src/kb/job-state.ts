@@ -215,6 +215,15 @@ export function itemEvent(job: JobRecord, type: 'progress' | 'item', item: JobIt
   return { job_id: job.id, type, fraction, item: structuredClone(item), message };
 }
 
+/** Calls one listener of a job's events; a listener's failure is its own. */
+export function safeCall(l: (e: JobEvent) => void, e: JobEvent): void {
+  try {
+    l(e);
+  } catch {
+    // a listener's failure is its own
+  }
+}
+
 /** The message of an item's end event. */
 export function itemEndMessage(item: JobItem): string {
   return `${item.source}: ${item.stage}${item.error ? ` (${item.error.code}: ${item.error.message})` : ''}`;

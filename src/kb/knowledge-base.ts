@@ -1,12 +1,11 @@
 /**
- * The knowledge base as the tools and routes see it (KnowledgeBaseApi): collections, documents,
- * ingestion jobs and search, wired from the store (SQLite), the per-collection indexes (opened
- * lazily, cached, persisted a moment after the last commit and at close), the job runner and the
- * collection search. Input checks and "not found" live here so every surface answers the same
- * coded errors. When the store cannot be opened (read-only or broken disk) the server still
- * starts; every call here then answers STORAGE_UNAVAILABLE with the reason.
+ * The knowledge base as the tools and routes see it (KnowledgeBaseApi): a thin facade over the
+ * store (SQLite), the index registry (index-registry.ts: open, apply, persist, catch up, evict the
+ * per-collection indexes), the ingestion service (ingestion-service.ts: queues, jobs, a document's
+ * run) and the collection search. Input checks and "not found" live here so every surface answers
+ * the same coded errors. When the store cannot be opened (read-only or broken disk) the server
+ * still starts; every call here then answers STORAGE_UNAVAILABLE with the reason.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { CacheRegistry } from '../cache/cache-registry.ts';
 import type { Config } from '../config.ts';
@@ -15,14 +14,8 @@ import { isToolError, toolError, type ToolError } from '../errors.ts';
 import type { ModelLayer } from '../retrieval/retrieval-service.ts';
 import { errorText } from '../util/error-text.ts';
 import { redactPaths } from '../util/fs-errors.ts';
-import { ingestDocument, type IngestSource } from './ingest-document.ts';
 import { SearchGate } from './search-gate.ts';
-import { JobRunner, type ItemRun, type ItemResult, type JobOptions, type NewItem } from './job-runner.ts';
-import { localRefOf, MAX_FILES_PER_REQUEST, realFolders, type AllowedFolders } from './local-files.ts';
-import { allowedOfJob, namedPaths, nextFeedBatch, publicJob } from './folder-feed.ts';
-import { parseDocumentUrl } from '../documents/url-policy.ts';
 import {
-  COLLECTION_NAME_PATTERN,
   MAX_CHUNK_SIZE,
   MAX_DESCRIPTION_CHARS,
   MIN_CHUNK_SIZE,
@@ -34,9 +27,7 @@ import {
   type CollectionStats,
   type DocumentQuery,
   type DocumentRecord,
-  type FeedState,
   type JobEvent,
-  type JobItem,
   type JobRecord,
   type JobStatus,
   type KbStoreApi,
@@ -45,21 +36,12 @@ import {
   type StorageState,
 } from './types.ts';
 import { KbStore } from './kb-store.ts';
-import { HEARTBEAT_MS } from './db.ts';
 import { IndexRegistry, type LoadingCollection, type OpenIndexesFn } from './index-registry.ts';
-import { DEFAULT_TENANT, tenantLimits } from './tenant-share.ts';
 import { searchCollection } from './collection-search.ts';
 import { LocalBus, RedisBus, type Bus } from '../redis/bus.ts';
 import type { RedisConnection } from '../redis/connection.ts';
-import type { JobQueue } from './job-queue.ts';
-import { IngestWorker } from './ingest-worker.ts';
-import { INGEST_QUEUE_NAME, RedisJobQueue, type IngestJobData } from './redis-job-queue.ts';
-
-/** URLs one request may name. */
-export const MAX_URLS_PER_REQUEST = 1_000;
-/** How long deleting a collection waits for its running documents to stop. */
-const CANCEL_WAIT_MS = 30_000;
-const NAME_RE = new RegExp(COLLECTION_NAME_PATTERN);
+import { IngestionService } from './ingestion-service.ts';
+import { checkName, isCollectionName } from './ingest-request.ts';
 
 /** AddDocumentsRequest plus what only a transport knows. */
 export interface AddDocumentsOptions {
@@ -95,13 +77,10 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   readonly dir: string;
   private readonly store: KbStoreApi | null;
   private readonly unavailable: ToolError | null = null;
-  /** In-process (JobRunner) until attachDistributed() swaps in the Redis queue. */
-  private runner: JobQueue | null = null;
-  /** With REDIS_URL and the worker role: takes documents from the queue. */
-  private worker: IngestWorker | null = null;
-  private role: 'all' | 'api' | 'worker' = 'all';
   /** The open collection indexes (index-registry.ts); null while the store is unavailable. */
   private readonly registry: IndexRegistry | null = null;
+  /** Queues, jobs and document runs (ingestion-service.ts); null while the store is unavailable. */
+  private readonly ingestion: IngestionService | null = null;
   private closed = false;
   private readonly publicText: (s: string) => string;
   private readonly searches = new SearchGate();
@@ -110,8 +89,6 @@ export class KnowledgeBase implements KnowledgeBaseApi {
    * attachDistributed() hands over the Redis bus.
    */
   private bus: Bus = new LocalBus();
-  /** In-process jobs: adopts, every HEARTBEAT_MS, the jobs of processes on this DATA_DIR that died meanwhile. */
-  private adoptTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.dir = path.join(deps.config.dataDir, 'kb');
@@ -127,64 +104,24 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     this.store = store;
     if (!store) return;
     if (deps.bus) this.bus = deps.bus;
-    const c = deps.config;
     this.registry = new IndexRegistry({
       kbDir: this.dir,
       store,
-      config: c,
+      config: deps.config,
       ...(deps.log ? { log: deps.log } : {}),
       ...(deps.openIndexes ? { openIndexes: deps.openIndexes } : {}),
     });
     this.registry.attachBus(this.bus);
-    const runner = new JobRunner({
+    this.ingestion = new IngestionService({
+      config: deps.config,
       store,
-      spoolDir: path.join(this.dir, 'uploads'),
-      concurrency: c.INGEST_CONCURRENCY,
-      queueMax: c.INGEST_QUEUE_MAX,
-      tenantLimits: tenantLimits(c),
-      documentTimeoutS: c.INGEST_DOCUMENT_TIMEOUT,
-      attempts: c.INGEST_ATTEMPTS,
-      runItem: (run) => this.runItem(run),
-      onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
-      onItemCancelled: (job, item) => this.dropCancelledItem(job, item),
-      feed: (state, options, max, signal) => nextFeedBatch(state, allowedOfJob(options, c.allowedDirs), max, signal),
+      registry: this.registry,
+      kbDir: this.dir,
+      documents: deps.documents,
+      ...(deps.caches ? { caches: deps.caches } : {}),
+      models: deps.models,
       ...(deps.log ? { log: deps.log } : {}),
     });
-    this.runner = runner;
-    // With REDIS_URL the jobs live in the Redis queue: workers pick them up (their reconciler
-    // also queues jobs an in-process run left unfinished), so nothing is resumed here.
-    if (c.REDIS_URL) return;
-    this.adoptOrphans(false);
-    this.adoptTimer = setInterval(() => this.adoptOrphans(true), HEARTBEAT_MS);
-    this.adoptTimer.unref();
-  }
-
-  /**
-   * Resumes (or fails) the in-process jobs whose process is gone (db.ts's liveness rule): at
-   * start-up, then periodically and whenever a read meets one, so a job is never reported
-   * `running` while no process runs it. Not with the Redis queue (its workers reconcile).
-   */
-  private adoptOrphans(adopt: boolean): void {
-    const runner = this.runner;
-    const store = this.store;
-    if (!runner?.resume || !store || this.closed || this.deps.config.REDIS_URL) return;
-    try {
-      const r = runner.resume((name) => store.getCollection(name) !== null, { adopt });
-      if (r.resumed + r.failed > 0) this.deps.log?.info({ event: 'kb.jobs.resumed', ...r }, 'interrupted ingestion jobs picked up');
-    } catch (err) {
-      this.deps.log?.warn({ event: 'kb.jobs.resume_failed', err: errorText(err) }, 'interrupted ingestion jobs could not be resumed');
-    }
-  }
-
-  /** A stored job that says queued or running but whose process is gone: adopted here first, so the answer is true. */
-  private adoptIfOrphan(job: JobRecord): JobRecord {
-    if (job.status !== 'queued' && job.status !== 'running') return job;
-    if (this.runner?.liveJob(job.id)) return structuredClone(this.runner.liveJob(job.id)!);
-    const owner = this.store?.jobOwner?.(job.id);
-    if (owner !== 'gone' && owner !== 'this') return job;
-    this.adoptOrphans(true);
-    const live = this.runner?.liveJob(job.id);
-    return live ? structuredClone(live) : (this.store?.getJob(job.id) ?? job);
   }
 
   /**
@@ -208,50 +145,12 @@ export class KnowledgeBase implements KnowledgeBaseApi {
    * to the BullMQ queue, and with the worker role (or all) this process runs documents from it.
    */
   async attachDistributed(redis: RedisConnection): Promise<void> {
-    const store = this.store;
-    if (!store || this.closed) return;
-    const c = this.deps.config;
-    const { Queue } = await import('bullmq');
+    if (!this.store || this.closed) return;
     const bus = new RedisBus(redis);
     await bus.start(['kb:job', 'kb:cancel', 'kb:collection']);
     this.bus = bus;
     this.registry!.attachBus(bus);
-    const prefix = `${redis.keyPrefix}bull`;
-    const queue = new Queue<IngestJobData>(INGEST_QUEUE_NAME, { connection: redis.createClient({ maxRetriesPerRequest: null }), prefix });
-    const local = this.runner;
-    this.runner = new RedisJobQueue({
-      store,
-      queue,
-      bus,
-      spoolDir: path.join(this.dir, 'uploads'),
-      queueMax: c.INGEST_QUEUE_MAX,
-      tenantLimits: tenantLimits(c),
-      concurrency: c.INGEST_CONCURRENCY,
-      attempts: c.INGEST_ATTEMPTS,
-      ...(this.deps.log ? { log: this.deps.log } : {}),
-    });
-    await local?.close();
-    this.role = c.ROLE;
-    if (c.ROLE === 'api') return;
-    this.worker = new IngestWorker({
-      store,
-      bus,
-      connection: redis.createClient({ maxRetriesPerRequest: null }),
-      prefix,
-      queue,
-      spoolDir: path.join(this.dir, 'uploads'),
-      concurrency: c.INGEST_CONCURRENCY,
-      attempts: c.INGEST_ATTEMPTS,
-      stalledSeconds: c.INGEST_STALLED_SECONDS,
-      documentTimeoutS: c.INGEST_DOCUMENT_TIMEOUT,
-      runItem: (run) => this.runItem(run),
-      onItemFailed: (job, item, error) => this.recordItemFailed(job, item, error),
-      onItemCancelled: (job, item) => this.dropCancelledItem(job, item),
-      queueMax: c.INGEST_QUEUE_MAX,
-      feed: (state, options, max, signal) => nextFeedBatch(state, allowedOfJob(options, c.allowedDirs), max, signal),
-      ...(this.deps.log ? { log: this.deps.log } : {}),
-    });
-    await this.worker.start();
+    await this.ingestion!.attachDistributed(redis, bus);
   }
 
   // ---- collections ----
@@ -283,17 +182,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   async deleteCollection(name: string): Promise<{ name: string; documents: number; chunks: number }> {
     const store = this.use();
     const c = this.collection(name);
-    const runner = this.runner!;
-    const jobs = runner.jobsOf(name);
-    for (const id of jobs) {
-      try {
-        // Awaited: the Redis queue's cancel is async, and its rejection must land here too.
-        await runner.cancel(id, 'the collection was deleted');
-      } catch {
-        // ended meanwhile
-      }
-    }
-    await Promise.all(jobs.map((id) => runner.waitFor(id, CANCEL_WAIT_MS).catch(() => undefined)));
+    await this.ingestion!.stopJobsOf(name);
     const removed = store.deleteCollection(c.id);
     await this.registry!.removed(c);
     return { name, ...removed };
@@ -302,81 +191,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   // ---- documents ----
 
   async addDocuments(collection: string, req: AddDocumentsRequest, opts: AddDocumentsOptions = {}): Promise<JobRecord> {
-    const store = this.use();
-    const force = opts.force ?? false;
-    const rootDirs = opts.allowedDirs ?? req.allowedDirs;
-    checkName(collection);
-    const urls = req.urls ?? [];
-    const paths = req.paths ?? [];
-    if (!Array.isArray(urls) || !Array.isArray(paths)) throw toolError('VALIDATION_ERROR', 'urls and paths must be lists');
-    if (urls.length === 0 && paths.length === 0 && !req.upload) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
-    if (urls.length > MAX_URLS_PER_REQUEST) throw toolError('VALIDATION_ERROR', `At most ${MAX_URLS_PER_REQUEST} URLs per request`);
-    if (paths.length > MAX_FILES_PER_REQUEST) throw toolError('VALIDATION_ERROR', `At most ${MAX_FILES_PER_REQUEST} paths per request`);
-    if ((req.include || req.exclude) && paths.length === 0) throw toolError('VALIDATION_ERROR', 'include and exclude apply to paths: give paths with them');
-    checkOcr(req.ocr);
-    let c = store.getCollection(collection);
-    if (!c && !req.create) throw toolError('NOT_FOUND', `Collection "${collection}" not found (create it first, or pass create: true)`);
-
-    const items: NewItem[] = [];
-    const seen = new Set<string>();
-    for (const raw of urls) {
-      if (typeof raw !== 'string') throw toolError('VALIDATION_ERROR', 'urls must be strings');
-      const url = parseDocumentUrl(raw).href;
-      if (seen.has(url)) continue;
-      seen.add(url);
-      items.push({ source: url, source_kind: 'url' });
-    }
-    let allowed: AllowedFolders | null = null;
-    const tenant = req.tenant ?? DEFAULT_TENANT;
-    let feed: FeedState | undefined;
-    if (paths.length > 0) {
-      allowed = await this.allowedFolders(rootDirs);
-      const named = await namedPaths(paths, {
-        allowed,
-        ...(req.include ? { include: req.include } : {}),
-        ...(req.exclude ? { exclude: req.exclude } : {}),
-        maxBytes: this.deps.config.MAX_UPLOAD_BYTES,
-        ...(req.signal ? { signal: req.signal } : {}),
-      });
-      for (const f of named.files) items.push({ source: f.realpath, source_kind: 'path', local: localRefOf(f) });
-      if (named.feed) {
-        // Folders are walked in parts (folder-feed.ts): the first now, as far as the queue has
-        // room beside the files named, the rest as the job's documents drain.
-        const max = await this.runner!.folderRoom(items.length + (req.upload ? 1 : 0), tenant);
-        const first = await nextFeedBatch(named.feed, allowed, max, req.signal);
-        items.push(...first.items);
-        feed = first.state;
-      }
-    }
-    if (req.upload) {
-      const u = req.upload;
-      if (!Buffer.isBuffer(u.bytes)) throw toolError('VALIDATION_ERROR', 'The uploaded file is missing');
-      if (u.bytes.length > this.deps.config.MAX_UPLOAD_BYTES) {
-        throw toolError('PAYLOAD_TOO_LARGE', `The uploaded file is larger than the upload limit of ${this.deps.config.MAX_UPLOAD_BYTES} bytes (MAX_UPLOAD_BYTES)`);
-      }
-      const filename = cleanFilename(u.filename) ?? `upload-${sha256Short(u.bytes)}`;
-      items.push({ source: filename, source_kind: 'upload', upload: { bytes: u.bytes, ...(u.contentType ? { contentType: u.contentType } : {}) } });
-    }
-    // Only what runs counts (left-out notes are skipped items); folder files beyond the first part are not here yet.
-    await this.runner!.checkRoom(items.filter((i) => !i.leftOut).length, tenant);
-    if (!c) {
-      try {
-        c = store.createCollection(collection, null);
-      } catch (err) {
-        // Created by a concurrent call meanwhile: use it.
-        c = store.getCollection(collection);
-        if (!c) throw err;
-      }
-    }
-    const options: JobOptions = {
-      force,
-      ...(req.ocr ? { ocr: req.ocr } : {}),
-      ...(allowed && allowed.origin !== 'ALLOWED_DIRS' ? { allowedDirs: [...allowed.dirs], allowedOrigin: allowed.origin } : {}),
-      // An upload is read when it arrives: of two uploads of one name, the one received last wins.
-      ...(req.upload && store.takeReadSeq ? { uploadReadSeq: store.takeReadSeq() } : {}),
-      ...(tenant !== DEFAULT_TENANT ? { tenant } : {}),
-    };
-    return publicJob(await this.runner!.submit(collection, items, options, feed));
+    this.use();
+    return this.ingestion!.addDocuments(collection, req, opts);
   }
 
   listDocuments(collection: string, q: DocumentQuery = {}): Page<DocumentRecord> {
@@ -386,6 +202,10 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   getDocument(collection: string, documentId: string): DocumentRecord & { history: ReturnType<KbStoreApi['history']> } {
     const store = this.use();
+    const c = this.collection(collection);
+    const gone = typeof documentId === 'string' && !store.getDocument(c.id, documentId) ? store.deletion?.(c.id, documentId) : null;
+    // Its history outlives it: a deleted document's 404 says when and why (a source sync names its reason).
+    if (gone) throw toolError('NOT_FOUND', `Document ${documentId} was deleted from collection "${collection}" at ${gone.at} (${gone.detail ?? 'no detail'})`);
     const d = this.document(collection, documentId);
     return { ...d, history: store.history(d.id) };
   }
@@ -424,34 +244,27 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   getJob(id: string): JobRecord {
     this.use();
-    const live = this.runner!.liveJob(id);
-    if (live) return publicJob(structuredClone(live));
-    const stored = this.use().getJob(id);
-    if (!stored) throw toolError('NOT_FOUND', `Job ${id} not found`);
-    return publicJob(this.adoptIfOrphan(stored));
+    return this.ingestion!.getJob(id);
   }
 
   listJobs(q: { collection?: string; collections?: readonly string[]; status?: JobStatus; offset?: number; limit?: number } = {}): Page<JobRecord> {
-    const page = this.use().listJobs(q);
-    // Live jobs are fresher in memory than their last saved progress.
-    return { ...page, items: page.items.map((j) => publicJob(this.runner!.liveJob(j.id) ? structuredClone(this.runner!.liveJob(j.id)!) : this.adoptIfOrphan(j))) };
+    this.use();
+    return this.ingestion!.listJobs(q);
   }
 
   cancelJob(id: string): JobRecord | Promise<JobRecord> {
     this.use();
-    // In process the answer (or CONFLICT) comes at once; the Redis queue's is a promise.
-    const r = this.runner!.cancel(id);
-    return r instanceof Promise ? r.then(publicJob) : publicJob(r);
+    return this.ingestion!.cancelJob(id);
   }
 
   subscribe(jobId: string, listener: (e: JobEvent) => void): () => void {
     this.use();
-    return this.runner!.subscribe(jobId, listener);
+    return this.ingestion!.subscribe(jobId, listener);
   }
 
   async waitForJob(jobId: string, ms: number, signal?: AbortSignal): Promise<JobRecord> {
     this.use();
-    return publicJob(await this.runner!.waitFor(jobId, ms, signal));
+    return this.ingestion!.waitForJob(jobId, ms, signal);
   }
 
   // ---- search ----
@@ -483,7 +296,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         documents += s.documents;
         chunks += s.chunks;
       }
-      const r = this.runner!.stats();
+      const { queue: r, role, worker } = this.ingestion!.stats();
       const storage = this.storageState();
       return {
         available: true,
@@ -501,9 +314,9 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         ingest_concurrency: r.concurrency,
         ingest_queue_max: r.queue_max,
         ...this.registry!.stats(),
-        role: this.role,
+        role,
         queue: r.queue,
-        ...(this.worker ? { worker: this.worker.stats() } : {}),
+        ...(worker ? { worker } : {}),
         searches: this.searches.stats(),
         local_files: this.deps.config.allowedDirs.length > 0 ? 'ALLOWED_DIRS' : 'off (set ALLOWED_DIRS; over MCP stdio the client roots serve)',
       };
@@ -515,9 +328,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.adoptTimer) clearInterval(this.adoptTimer);
-    await this.worker?.close();
-    await this.runner?.close();
+    await this.ingestion?.close();
     // Persists the open indexes (after the last commit, before the bus goes).
     await this.registry?.close();
     // A bus handed in (tests sharing one) belongs to its giver.
@@ -527,21 +338,6 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   // ---- internals ----
 
-  private recordItemFailed(job: Readonly<JobRecord>, item: Readonly<JobItem>, error: { code: string; message: string }): void {
-    const store = this.use();
-    const collection = store.getCollection(job.collection);
-    if (collection && item.document_id) store.markDocumentFailed(collection.id, item.document_id, error, job.id);
-  }
-
-  /** A document first seen by this item and never committed goes with the cancel. */
-  private dropCancelledItem(job: Readonly<JobRecord>, item: Readonly<JobItem>): void {
-    const store = this.use();
-    const collection = store.getCollection(job.collection);
-    if (!collection || !item.document_id) return;
-    const doc = store.getDocument(collection.id, item.document_id);
-    if (doc && doc.status === 'pending' && doc.revision === 0) store.deleteDocument(collection.id, doc.id);
-  }
-
   private use(): KbStoreApi {
     if (!this.store) throw this.unavailable!;
     if (this.closed) throw toolError('SHUTTING_DOWN', 'The server is stopping');
@@ -550,7 +346,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   private collection(name: string): CollectionRecord {
     const store = this.use();
-    if (typeof name !== 'string' || !NAME_RE.test(name)) throw toolError('NOT_FOUND', `Collection ${JSON.stringify(String(name).slice(0, 80))} not found`);
+    if (!isCollectionName(name)) throw toolError('NOT_FOUND', `Collection ${JSON.stringify(String(name).slice(0, 80))} not found`);
     const c = store.getCollection(name);
     if (!c) throw toolError('NOT_FOUND', `Collection "${name}" not found`);
     return c;
@@ -562,81 +358,4 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     if (!d) throw toolError('NOT_FOUND', `Document ${JSON.stringify(String(documentId).slice(0, 80))} not found in collection "${collection}"`);
     return d;
   }
-
-  private async allowedFolders(rootDirs: string[] | undefined): Promise<AllowedFolders> {
-    const configured = this.deps.config.allowedDirs;
-    if (configured.length > 0) return { dirs: configured, origin: 'ALLOWED_DIRS' };
-    if (rootDirs && rootDirs.length > 0) return { dirs: await realFolders(rootDirs), origin: "the MCP client's roots" };
-    return { dirs: [], origin: 'ALLOWED_DIRS' };
-  }
-
-  private async runItem(run: ItemRun): Promise<ItemResult> {
-    const store = this.use();
-    const c = store.getCollection(run.job.collection);
-    if (!c) throw toolError('NOT_FOUND', `Collection "${run.job.collection}" no longer exists`);
-    const item = run.item;
-    const src: IngestSource = { kind: item.source_kind, source: item.source };
-    if (item.source_kind === 'upload') {
-      const contentType = run.options.contentTypes?.[item.index];
-      src.upload = { bytes: run.upload!, filename: item.source, ...(contentType ? { contentType } : {}) };
-      if (run.options.uploadReadSeq !== undefined) src.readSeq = run.options.uploadReadSeq;
-    } else if (item.source_kind === 'path') {
-      src.allowed = run.options.allowedDirs
-        ? { dirs: run.options.allowedDirs, origin: run.options.allowedOrigin ?? "the MCP client's roots" }
-        : { dirs: this.deps.config.allowedDirs, origin: 'ALLOWED_DIRS' };
-      if (item.local) src.local = item.local;
-    }
-    const out = await ingestDocument(
-      {
-        config: this.deps.config,
-        store,
-        documents: this.deps.documents,
-        ...(this.deps.caches ? { caches: this.deps.caches } : {}),
-        models: this.deps.models,
-        applyCommit: (col, commit) => this.registry!.applyCommit(col, commit),
-        beforeCommit: (name) => this.registry!.settled(name),
-        ...(this.deps.log ? { log: this.deps.log } : {}),
-      },
-      src,
-      {
-        jobId: run.job.id,
-        collectionId: c.id,
-        collectionName: c.name,
-        force: run.options.force,
-        ...(run.options.ocr ? { ocr: run.options.ocr } : {}),
-        signal: run.signal,
-        onProgress: (stage, p, documentId) => run.progress(stage, p, documentId),
-      },
-    );
-    return { stage: out.stage, documentId: out.documentId, note: out.note };
-  }
-}
-
-function checkName(name: string): void {
-  if (typeof name !== 'string' || !NAME_RE.test(name)) {
-    throw toolError('VALIDATION_ERROR', `Collection name must match ${COLLECTION_NAME_PATTERN} (lowercase letters, digits, '-' and '_', starting with a letter or digit, 1-64 characters)`);
-  }
-}
-
-function checkOcr(ocr: AddDocumentsRequest['ocr']): void {
-  if (ocr === undefined) return;
-  if (typeof ocr !== 'object' || ocr === null) throw toolError('VALIDATION_ERROR', 'ocr must be an object');
-  if (ocr.mode !== undefined && !['auto', 'always', 'never'].includes(ocr.mode)) throw toolError('VALIDATION_ERROR', 'ocr.mode must be auto, always or never');
-  if (ocr.languages !== undefined && (!Array.isArray(ocr.languages) || ocr.languages.some((l) => typeof l !== 'string' || !/^[A-Za-z_]{3,16}$/.test(l)))) {
-    throw toolError('VALIDATION_ERROR', 'ocr.languages must be tesseract language codes (e.g. ["eng", "deu"])');
-  }
-}
-
-function cleanFilename(name: string | undefined): string | null {
-  if (!name) return null;
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f]/g, '').trim();
-  return base ? base.slice(0, 255) : null;
-}
-
-function sha256Short(b: Buffer): string {
-  return createHashHex(b).slice(0, 16);
-}
-
-function createHashHex(b: Buffer): string {
-  return createHash('sha256').update(b).digest('hex');
 }

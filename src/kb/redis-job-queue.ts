@@ -19,15 +19,11 @@ import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
 import { withTimeout } from '../util/timeout.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
-import { safeCall } from './job-runner.ts';
-import { cancelItems, endIfDone, failUnfinished, isEnded, jobEndEvent, newJobRecord, TERMINAL_STAGES } from './job-state.ts';
+import { cancelItems, endIfDone, failUnfinished, isEnded, jobEndEvent, newJobRecord, safeCall, TERMINAL_STAGES } from './job-state.ts';
 import { RETRY_FIRST_MS, type JobOptions } from './document-executor.ts';
 import { removeSpool, withContentTypes, writeSpool } from './job-spool.ts';
 import type { FeedState, JobEvent, JobRecord, KbStoreApi, NewItem } from './types.ts';
 import { feedWindow, stopFeed } from './folder-feed.ts';
-
-// The worker imports this from here (it was defined here before job-state.ts).
-export { endIfDone } from './job-state.ts';
 
 export const INGEST_QUEUE_NAME = 'ingest';
 /** BullMQ's largest priority. */
