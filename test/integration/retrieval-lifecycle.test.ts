@@ -89,9 +89,9 @@ t.test('cold, then warm from memory, then after a restart from disk without re-e
   const urlKey = createHash('sha256').update(url).digest('hex').slice(0, 16);
   const contentSha = createHash('sha256').update(pdf).digest('hex');
   t.equal(dirs[0], `${urlKey}-${contentSha.slice(0, 16)}-c${CHUNKER_VERSION}`);
-  t.same(fs.readdirSync(path.join(dataDir, 'indexes', dirs[0]!)).sort(), ['chunks.json', 'meta.json']);
-  const meta = JSON.parse(fs.readFileSync(path.join(dataDir, 'indexes', dirs[0]!, 'meta.json'), 'utf8'));
-  t.match(meta, { embedderId: null, dimension: null, contentSha256: contentSha, chunkCount: chunks, hnsw: null });
+  t.same(fs.readdirSync(path.join(dataDir, 'indexes', dirs[0]!)).sort(), ['chunks.json', 'lexical.bin', 'manifest.json']);
+  const meta = JSON.parse(fs.readFileSync(path.join(dataDir, 'indexes', dirs[0]!, 'manifest.json'), 'utf8'));
+  t.match(meta, { kind: 'document', embedder: null, dimension: null, content_sha256: contentSha, chunks, hnsw: null, chunker_version: CHUNKER_VERSION });
 
   const warmAnswers: Record<string, any>[] = [];
   for (const planted of PLANTED.slice(1)) {
@@ -232,7 +232,8 @@ t.test('manage_cache clear empties the memory layers and the indexes on disk', a
 t.test('a corrupt index on disk is rebuilt transparently with the right answer', async (t) => {
   const corruptions: Array<[string, (dir: string) => void]> = [
     ['chunks.json truncated', (dir) => fs.truncateSync(path.join(dir, 'chunks.json'), Math.floor(fs.statSync(path.join(dir, 'chunks.json')).size / 2))],
-    ['meta.json truncated to nothing', (dir) => fs.truncateSync(path.join(dir, 'meta.json'), 0)],
+    ['manifest.json truncated to nothing', (dir) => fs.truncateSync(path.join(dir, 'manifest.json'), 0)],
+    ['lexical.bin truncated', (dir) => fs.truncateSync(path.join(dir, 'lexical.bin'), Math.floor(fs.statSync(path.join(dir, 'lexical.bin')).size / 2))],
     ['chunks.json altered, same size', (dir) => {
       const file = path.join(dir, 'chunks.json');
       const text = fs.readFileSync(file, 'utf8');
@@ -270,10 +271,10 @@ t.test('a corrupt index on disk is rebuilt transparently with the right answer',
     t.match(app.services.retrieval.stats(), { built: 1, from_disk: 0 });
     // The rebuilt index replaced the damaged one and is whole again.
     t.same(indexDirs(dataDir), [key]);
-    const meta = JSON.parse(fs.readFileSync(path.join(dataDir, 'indexes', key!, 'meta.json'), 'utf8'));
-    t.equal(meta.chunkCount, res.body.total_chunks_indexed);
+    const meta = JSON.parse(fs.readFileSync(path.join(dataDir, 'indexes', key!, 'manifest.json'), 'utf8'));
+    t.equal(meta.chunks, res.body.total_chunks_indexed);
     const stored = JSON.parse(fs.readFileSync(path.join(dataDir, 'indexes', key!, 'chunks.json'), 'utf8'));
-    t.equal(stored.length, meta.chunkCount);
+    t.equal(stored.length, meta.chunks);
     t.ok(stored.some((c: { text: string }) => c.text.includes(PLANTED[0]!.phrase)), `${name}: the stored chunks hold the original text`);
     await app.close();
   }

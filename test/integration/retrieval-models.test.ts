@@ -59,8 +59,8 @@ t.test('tiny ONNX models in MODELS_DIR: dense, hybrid + rerank and explain throu
   t.match(dense.body.retrieval, { mode: 'dense', embedder: ACCURATE, reranker: 'skipped', reranker_model: null, reranker_reason: 'rerank: false was requested' });
   t.same(dense.body.retrieval.documents, [{ source: url, document_type: 'pdf', chunks: chunkCount, index: 'built', embedder: ACCURATE }]);
   t.equal(app.services.retrieval.stats().embedded_chunks, chunkCount, 'every chunk embedded once');
-  t.same(fs.readdirSync(indexDir(dataDir)).sort(), ['chunks.json', 'dense.hnsw', 'dense.hnsw.json', 'meta.json']);
-  t.match(JSON.parse(fs.readFileSync(path.join(indexDir(dataDir), 'meta.json'), 'utf8')), { embedderId: ACCURATE, dimension: 24, chunkCount });
+  t.same(fs.readdirSync(indexDir(dataDir)).sort(), ['chunks.json', 'dense.hnsw', 'dense.hnsw.json', 'lexical.bin', 'manifest.json']);
+  t.match(JSON.parse(fs.readFileSync(path.join(indexDir(dataDir), 'manifest.json'), 'utf8')), { embedder: ACCURATE, dimension: 24, chunks: chunkCount });
 
   const chunks = (await post(app, '/v1/documents/chunk', { document_url: url })).body.chunks as Chunk[];
   t.equal(chunks.length, chunkCount);
@@ -152,7 +152,7 @@ t.test('tiny ONNX models in MODELS_DIR: dense, hybrid + rerank and explain throu
   );
   t.match(app2.services.retrieval.stats(), { built: 1, from_disk: 1, embedded_chunks: chunkCount });
   t.match(app2.services.documents.stats(), { extractions: 1 }, 're-extracted: the chunks on disk were not trusted either');
-  const meta = JSON.parse(fs.readFileSync(path.join(indexDir(dataDir), 'meta.json'), 'utf8'));
+  const meta = JSON.parse(fs.readFileSync(path.join(indexDir(dataDir), 'manifest.json'), 'utf8'));
   t.equal(meta.files['dense.hnsw'].bytes, fs.statSync(hnsw).size, 'a whole index file was written again');
 });
 
