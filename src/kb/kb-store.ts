@@ -641,7 +641,7 @@ export class KbStore implements KbStoreApi {
     });
   }
 
-  deleteDocument(collectionId: number, documentId: string): { version: number; removedChunkIds: number[] } {
+  deleteDocument(collectionId: number, documentId: string, why: { jobId?: string | null; reason?: string } = {}): { version: number; removedChunkIds: number[] } {
     return this.tx('cannot delete the document', () => {
       const doc = this.s.document.get(documentId, collectionId) as DocumentRow | undefined;
       if (!doc) throw toolError('NOT_FOUND', `document ${documentId} not found in collection ${collectionId}`);
@@ -649,13 +649,19 @@ export class KbStore implements KbStoreApi {
       this.s.deleteDocument.run(documentId); // CASCADE: chunks, their vectors
       const at = now();
       const version = this.s.bumpVersion.pluck().get(at, collectionId) as number;
-      this.s.insertHistory.run(documentId, collectionId, at, 'deleted', doc.content_sha256, null, `${removedChunkIds.length} chunks removed`);
+      const detail = `${removedChunkIds.length} chunks removed${why.reason ? `; ${why.reason}` : ''}`.slice(0, 2_000);
+      this.s.insertHistory.run(documentId, collectionId, at, 'deleted', doc.content_sha256, why.jobId ?? null, detail);
       return { version, removedChunkIds };
     });
   }
 
   history(documentId: string): HistoryEntry[] {
     return this.guard('read failed', () => this.s.history.all(documentId) as HistoryEntry[]);
+  }
+
+  deletion(collectionId: number, documentId: string): HistoryEntry | null {
+    const sql = "SELECT at, action, content_sha256, job_id, detail FROM history WHERE document_id = ? AND collection_id = ? AND action = 'deleted' ORDER BY id DESC LIMIT 1";
+    return this.guard('read failed', () => (this.db.prepare(sql).get(documentId, collectionId) as HistoryEntry | undefined) ?? null);
   }
 
   /**

@@ -161,9 +161,12 @@ export interface KbStoreApi {
   /**
    * One transaction: the document and its chunks go; the collection's version is bumped. Its
    * history stays, ending in a 'deleted' row (an audit trail; deleteCollection removes it).
+   * `why`: the job that deleted it and the reason, written into that row.
    */
-  deleteDocument(collectionId: number, documentId: string): { version: number; removedChunkIds: number[] };
+  deleteDocument(collectionId: number, documentId: string, why?: { jobId?: string | null; reason?: string }): { version: number; removedChunkIds: number[] };
   history(documentId: string): HistoryEntry[];
+  /** The 'deleted' history row of a document that is gone from the collection (its history outlives it), or null. */
+  deletion?(collectionId: number, documentId: string): HistoryEntry | null;
   /**
    * A history row for an unchanged re-read. With `readSeq`: only while the stored version is ready
    * with this content (false: it changed meanwhile), raising its read number to this read.
@@ -239,7 +242,7 @@ export interface KnowledgeBaseApi {
   listDocuments(collection: string, q: DocumentQuery): Page<DocumentRecord>;
   getDocument(collection: string, documentId: string): DocumentRecord & { history: ReturnType<KbStoreApi['history']> };
   documentChunks(collection: string, documentId: string, q: { offset?: number; limit?: number }): Page<ChunkRecord>;
-  deleteDocument(collection: string, documentId: string): Promise<{ document_id: string; chunks: number }>;
+  deleteDocument(collection: string, documentId: string, why?: { jobId?: string | null; reason?: string }): Promise<{ document_id: string; chunks: number }>;
   /** A job that ingests the document's source again (forced even when unchanged, for URL and path sources). */
   reingestDocument(collection: string, documentId: string): Promise<JobRecord>;
 
@@ -388,4 +391,29 @@ export interface NewItem {
   leftOut?: string;
   /** Set: the item is recorded as failed with this error and never run (a part of a folder walk that failed). */
   failed?: { code: string; message: string };
+}
+
+// ---- Added for issue 25 (a source's sync is one job: its deletions are items too) ----
+
+/** A document a source sync removes, with why (file deleted, HTTP 404/410, out of scope). */
+export interface DeleteStep {
+  document_id: string;
+  reason: string;
+}
+
+/** Merged into JobItem above. */
+export interface JobItem {
+  /** Set: this item deletes the document instead of ingesting its source; the reason goes into its history. */
+  delete?: DeleteStep;
+}
+
+/** Merged into NewItem above. */
+export interface NewItem {
+  delete?: DeleteStep;
+}
+
+/** Merged into AddDocumentsRequest above (server only: source syncs, never REST or MCP input). */
+export interface AddDocumentsRequest {
+  /** Documents of the collection the job deletes, each an item of the job (counted, cancellable, resumed). */
+  deletes?: Array<DeleteStep & { source: string; source_kind: SourceKind }>;
 }
