@@ -8,9 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROJECT_ROOT } from '../src/project-root.ts';
+import { lazyMount } from './lazy-mount.ts';
 
 export const CONSOLE_PREFIX = '/console/';
 export const CONSOLE_DIR = path.join(PROJECT_ROOT, 'dist', 'console');
@@ -47,7 +47,12 @@ export default async function consolePlugin(app: FastifyInstance, opts: ConsoleO
     const q = request.url.indexOf('?');
     return reply.redirect(`${CONSOLE_PREFIX}${q >= 0 ? request.url.slice(q) : ''}`, 301);
   });
-  await app.register(fastifyStatic, {
+  lazyMount(app, { urls: [CONSOLE_PREFIX, `${CONSOLE_PREFIX}*`], setup: (inner) => serveFiles(inner, root) });
+}
+
+async function serveFiles(inner: FastifyInstance, root: string): Promise<void> {
+  const { default: fastifyStatic } = await import('@fastify/static');
+  await inner.register(fastifyStatic, {
     root,
     prefix: CONSOLE_PREFIX,
     decorateReply: false,

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document (generated from the registered routes, hence from the tool registry)
- * at /openapi.json, and Swagger UI at /docs. scripts/export-openapi.ts commits the same document
- * as openapi/openapi.json.
+ * at /openapi.json, and Swagger UI at /docs (loaded on its first request). scripts/export-openapi.ts
+ * commits the same document as openapi/openapi.json.
  *
  * `servers` is the relative URL "/": clients resolve it against the address they fetched the
  * document from, so Swagger UI's "Try it out" calls the server that serves it, whatever its host,
@@ -9,13 +9,13 @@
  */
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyPluginAsync } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../src/errors.ts';
 import { codesFromDescription, ERROR_DOCS } from '../src/error-responses.ts';
 import { PACKAGE_INFO } from '../src/package-info.ts';
 import { ErrorBodySchema } from '../src/tools/schemas.ts';
 import { demoFilesAllowed, offlineFirst } from '../src/tools/examples.ts';
+import { lazyMount } from './lazy-mount.ts';
 
 export const TAGS = [
   { name: 'documents', description: 'Process, chunk, search and query whole documents' },
@@ -150,7 +150,19 @@ const swaggerPlugin: FastifyPluginAsync = async (app) => {
       return (demoFilesAllowed(app.config.allowedHosts) ? offlineFirst(doc) : doc) as never;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  // Swagger UI (and @fastify/static, which serves its assets) is loaded on the first /docs request,
+  // not at start (plugins/lazy-mount.ts); it reads this app's document.
+  lazyMount(app, {
+    urls: ['/docs', '/docs/*'],
+    setup: async (inner) => {
+      const { default: swaggerUi } = await import('@fastify/swagger-ui');
+      // Swagger UI requires a plugin named @fastify/swagger: this one lends it the outer app's document.
+      await inner.register(
+        fp(async (f) => void f.decorate('swagger', ((opts?: { yaml?: boolean }) => app.swagger(opts as never)) as typeof app.swagger), { name: '@fastify/swagger' }),
+      );
+      await inner.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+    },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 };
 

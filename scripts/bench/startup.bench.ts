@@ -10,6 +10,11 @@
  *
  *   npm run bench:startup           # 7 runs each
  *   BENCH_QUICK=1 npm run bench:startup
+ *   STARTUP_BEFORE=/tmp/old npm run bench:startup   # adds a row: a built checkout of an earlier commit
+ *
+ * STARTUP_BEFORE names a folder holding another checkout (e.g. `git archive <commit> | tar -x -C
+ * /tmp/old`, node_modules linked, `npm run build` run there): its compiled server runs in the
+ * same rounds, so a change is measured before and after on the same machine state.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +27,9 @@ import type { Section } from './report.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 3 : 7));
 const LIMIT_S = 1.5;
+/** Issue 23's goal: spawn to /health at most 1.3x the bare Fastify server's. */
+const GOAL_RATIO = 1.3;
+const BEFORE = process.env.STARTUP_BEFORE ? path.resolve(process.env.STARTUP_BEFORE) : undefined;
 const BIN = path.join(ROOT, 'bin', 'rag-document-server.js');
 const SERVER_TS = path.join(ROOT, 'src', 'server.ts');
 
@@ -136,6 +144,12 @@ async function timeStdio(cmd: Command, dataDir: string): Promise<number> {
   }
 }
 
+/** The commit a STARTUP_BEFORE folder was made from, when it says (git archive writes none; a .commit file may). */
+function beforeLabel(dir: string): string {
+  const file = path.join(dir, '.commit');
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().slice(0, 7) : path.basename(dir);
+}
+
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -158,15 +172,21 @@ export async function runStartup(): Promise<Section> {
     data_dir: 'fresh and empty per command (no models: lexical mode)',
   });
   try {
+    // The baseline is always third; the optional "before" row comes last.
+    const beforeBin = BEFORE ? path.join(BEFORE, 'bin', 'rag-document-server.js') : undefined;
+    if (beforeBin && !fs.existsSync(path.join(BEFORE!, 'dist', 'src', 'server.js'))) throw new Error(`STARTUP_BEFORE=${BEFORE} has no dist/: run npm run build there`);
+    const beforeName = `rag-document-server (compiled, before: ${BEFORE ? beforeLabel(BEFORE) : ''})`;
     const http: Command[] = [
       { name: 'rag-document-server (compiled)', args: [BIN] },
       { name: 'rag-document-server (sources via tsx)', args: [tsx, SERVER_TS] },
       { name: 'bare Fastify hello-world', args: [helloHttp] },
+      ...(beforeBin ? [{ name: beforeName, args: [beforeBin] }] : []),
     ];
     const stdio: Command[] = [
       { name: 'rag-document-server (compiled)', args: [BIN, '--transport', 'stdio'] },
       { name: 'rag-document-server (sources via tsx)', args: [tsx, SERVER_TS, '--transport', 'stdio'] },
       { name: 'bare MCP SDK stdio server', args: [helloStdio] },
+      ...(beforeBin ? [{ name: beforeName, args: [beforeBin, '--transport', 'stdio'] }] : []),
     ];
     const results = new Map<string, number[]>();
     for (let round_ = 0; round_ < RUNS; round_++) {
@@ -195,7 +215,12 @@ export async function runStartup(): Promise<Section> {
       }
       const ours = median(results.get(`${kind}|${cmds[0].name}`)!) / 1000;
       b.check(`${kind}: compiled server median <= ${LIMIT_S} s`, ours <= LIMIT_S, `${round(ours, 2)} s`);
+      if (kind === 'http') {
+        const ratio = (ours * 1000) / base;
+        b.check(`http: compiled server <= ${GOAL_RATIO}x bare Fastify (issue 23)`, ratio <= GOAL_RATIO, `${round(ratio, 2)}x`);
+      }
     }
+    if (BEFORE) b.note(`"before" is the checkout in ${BEFORE} (${beforeLabel(BEFORE)}), built there and run in the same rounds.`);
     b.note(`Load average at the end: ${os.loadavg().map((x) => round(x, 2)).join(', ')} on ${os.cpus().length} cores.`);
     return b.finish();
   } finally {

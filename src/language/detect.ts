@@ -12,10 +12,14 @@
  *   helped by orthographic rules (script-rules.ts) that settle hi/mr/ne and ur/ar from letters and
  *   function words.
  *
- * Detection is synchronous and costs well under a millisecond for 5,000 characters; the eld model
- * is loaded once, when this module is first imported, and never reconfigured.
+ * Detection is synchronous and costs well under a millisecond for 5,000 characters. The eld model
+ * (a 1.6 MB n-gram table) is loaded once per process and never reconfigured, but not at import:
+ * compiling and evaluating it was the largest single cost of a server's start (and of every test
+ * file and extraction child that never detects). The HTTP and stdio servers warm it up
+ * (warmLanguageModel) once they answer; a detection that comes first loads it synchronously, so
+ * it is always answered with the same model (src/language/eld-model.ts says how it is read).
  */
-import { eld } from 'eld/small';
+import { eldModel } from './eld-model.ts';
 import { languageName } from './languages.ts';
 import { countScripts, dominantScript, SINGLE_LANGUAGE_SCRIPTS } from './scripts.ts';
 import { arabicScriptByLetters, cyrillicAllowed, devanagariByCues, SCRIPT_CANDIDATES } from './script-rules.ts';
@@ -85,7 +89,7 @@ export function detectSample(sample: string): SampleDecision | undefined {
 
 /** eld's scores for the candidate languages, best first. */
 function rankWithLibrary(text: string, candidates: readonly string[], cyrillic: boolean): { language: string; score: number }[] {
-  const scores = eld.detect(text).getScores();
+  const scores = eldModel().detect(text).getScores();
   const ranked: { language: string; score: number }[] = [];
   for (const [language, score] of Object.entries(scores)) {
     if (!candidates.includes(language)) continue;
