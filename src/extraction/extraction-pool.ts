@@ -35,8 +35,11 @@ export function semiSpaceMb(memoryMb: number): number {
   return Math.max(1, Math.min(32, Math.floor(memoryMb / 32)));
 }
 
-/** Environment a child may see: enough to run, none of the server's secrets (API keys). */
-const CHILD_ENV_KEYS = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT'];
+/**
+ * Environment a child may see: enough to run, none of the server's secrets (API keys).
+ * RAG_EXTRACT_CHILD_IMPORTS: the test suite's loader for a child run from the sources (extract-child-boot.mjs).
+ */
+const CHILD_ENV_KEYS = ['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LC_ALL', 'TZ', 'SYSTEMROOT', 'RAG_EXTRACT_CHILD_IMPORTS'];
 
 /** OcrPool members a child may not call. */
 const OCR_FORBIDDEN = new Set(['close', 'constructor', 'stats']);
