@@ -25,8 +25,13 @@ export interface LoadedPdf {
 
 export class PdfPasswordError extends Error {}
 
-/** Opens a PDF; rejects with PdfPasswordError for encrypted files that need a user password. */
-export async function loadPdf(bytes: Buffer, signal: AbortSignal): Promise<LoadedPdf> {
+/**
+ * Opens a PDF; rejects with PdfPasswordError for encrypted files that need a user password.
+ * `textOnly`: pdf.js leaves images out of operator lists (none is decoded), so listing a page's
+ * operators for its ruling lines costs the paths only; such a document cannot render or tell
+ * whether a page shows images.
+ */
+export async function loadPdf(bytes: Buffer, signal: AbortSignal, opts: { textOnly?: boolean } = {}): Promise<LoadedPdf> {
   installArrayBufferTransferPolyfill();
   // The canvas factory also installs canvas-backed DOMMatrix/Path2D that pdf.js renders with.
   const CanvasFactory = await createIsomorphicCanvasFactory(() => import('@napi-rs/canvas'));
@@ -39,6 +44,8 @@ export async function loadPdf(bytes: Buffer, signal: AbortSignal): Promise<Loade
     disableFontFace: true,
     verbosity: 0,
     stopAtErrors: false,
+    // Images over this many pixels are dropped from operator lists, with a warning (stopAtErrors is off).
+    ...(opts.textOnly ? { maxImageSize: 0 } : {}),
     CanvasFactory,
     ...standardFontOptions(),
   } as Parameters<PdfJs['getDocument']>[0]);

@@ -48,8 +48,12 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
   const maxOcrPages = input.ocr?.maxPages ?? MAX_OCR_PAGES;
   // A language that is not installed is the caller's mistake: say so before any work.
   const ocrLanguages = ocrMode === 'never' ? [] : deps.ocr.resolveJobLanguages(input.ocr?.languages);
-  const { loaded, repaired } = await openPdf(input);
-  const { doc, pdfjs } = loaded;
+  // The text pass reads a document whose operator lists leave images out (no image is decoded
+  // to find ruling lines); pages that may need OCR are checked and rendered from a full one.
+  const { loaded, repaired, bytes } = await openPdf(input, { textOnly: true });
+  const { pdfjs } = loaded;
+  let doc = loaded.doc;
+  let textDoc: PdfDocument | null = loaded.doc;
   try {
     const metadata = await readMetadata(doc);
     const pageCount = doc.numPages;
@@ -58,7 +62,9 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     const texts: string[] = [];
     const pageTables: PdfTable[][] = [];
     let ruledPages = 0;
-    const ocrCandidates: number[] = [];
+    let ocrCandidates: number[] = [];
+    /** Pages without text whose images or paths decide whether they are OCR'd (checked on the full document). */
+    const visualChecks: number[] = [];
     const garbledPages: number[] = [];
     const oversizedPages: number[] = [];
     let imageScan: PdfImageScan | null = null;
@@ -70,11 +76,11 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
       await yieldNow();
       throwIfAborted(input.signal);
       // Text-layer pass: pages before this one are read (those needing OCR are not done yet).
-      if (input.onProgress && n % 16 === 1) input.onProgress({ pages_done: n - 1 - ocrCandidates.length, pages_total: readable });
+      if (input.onProgress && n % 16 === 1) input.onProgress({ pages_done: n - 1 - ocrCandidates.length - visualChecks.length, pages_total: readable });
       let page: PdfPage | null = null;
       try {
         page = await doc.getPage(n);
-        const layout = await pageLayout(page, pdfjs, () => ruledPages++ < MAX_RULED_PAGES && (imageScan ??= scanPdfImages(input.bytes)).maxPixels <= MAX_PDF_IMAGE_PIXELS);
+        const layout = await pageLayout(page, pdfjs, () => ruledPages++ < MAX_RULED_PAGES);
         const text = layout.text;
         texts.push(text);
         pageTables[n - 1] = layout.tables;
@@ -85,10 +91,10 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
           // there), so no large image is decoded twice or held from this pass to the OCR pass.
           imageScan ??= scanPdfImages(input.bytes);
           if (imageScan.maxPixels > MAX_PDF_IMAGE_PIXELS) oversizedPages.push(n);
-          else if (why !== 'no_text' || imageScan.maxPixels > LARGE_IMAGE_PIXELS || (await pageHasVisualContent(page, pdfjs))) {
+          else if (why !== 'no_text' || imageScan.maxPixels > LARGE_IMAGE_PIXELS) {
             ocrCandidates.push(n);
             if (why === 'garbled') garbledPages.push(n);
-          }
+          } else visualChecks.push(n);
         }
       } catch {
         throwIfAborted(input.signal);
@@ -98,6 +104,26 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
       } finally {
         page?.cleanup();
       }
+    }
+    if (ocrCandidates.length || visualChecks.length) {
+      await textDoc.destroy().catch(() => undefined);
+      textDoc = null;
+      doc = (await loadPdf(bytes, input.signal)).doc;
+      for (const n of visualChecks) {
+        throwIfAborted(input.signal);
+        let page: PdfPage | null = null;
+        try {
+          page = await doc.getPage(n);
+          if (await pageHasVisualContent(page, pdfjs)) ocrCandidates.push(n);
+        } catch {
+          throwIfAborted(input.signal);
+          pageErrors.push(n);
+        } finally {
+          page?.cleanup();
+        }
+      }
+      ocrCandidates = ocrCandidates.sort((a, b) => a - b);
+      pageErrors.sort((a, b) => a - b);
     }
     if (pageErrors.length === readable && readable > 0) {
       throw toolError('PROCESSING_ERROR', 'The PDF is damaged: no page could be read');
@@ -180,13 +206,16 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     };
   } finally {
     await doc.destroy().catch(() => undefined);
+    if (textDoc && textDoc !== doc) await textDoc.destroy().catch(() => undefined);
   }
 }
 
-async function openPdf(input: ExtractInput): Promise<{ loaded: LoadedPdf; repaired: boolean }> {
+/** The document as pdf.js opened it, with the bytes it was opened from (rebalanced or repaired) to open it again. */
+async function openPdf(input: ExtractInput, opts: { textOnly?: boolean }): Promise<{ loaded: LoadedPdf; repaired: boolean; bytes: Buffer }> {
   try {
     // A flat page tree costs pdf.js pages x kids to walk: split long /Kids arrays first.
-    return { loaded: await loadPdf(rebalancePageTree(input.bytes) ?? input.bytes, input.signal), repaired: false };
+    const bytes = rebalancePageTree(input.bytes) ?? input.bytes;
+    return { loaded: await loadPdf(bytes, input.signal, opts), repaired: false, bytes };
   } catch (err) {
     throwIfAborted(input.signal);
     if (err instanceof PdfPasswordError) {
@@ -195,7 +224,8 @@ async function openPdf(input: ExtractInput): Promise<{ loaded: LoadedPdf; repair
     const fixed = repairTruncatedPdf(input.bytes);
     if (fixed) {
       try {
-        return { loaded: await loadPdf(rebalancePageTree(fixed) ?? fixed, input.signal), repaired: true };
+        const bytes = rebalancePageTree(fixed) ?? fixed;
+        return { loaded: await loadPdf(bytes, input.signal, opts), repaired: true, bytes };
       } catch {
         throwIfAborted(input.signal);
       }
@@ -206,8 +236,8 @@ async function openPdf(input: ExtractInput): Promise<{ loaded: LoadedPdf; repair
 
 /**
  * Text and tables of a page's text layer. Ruling lines are read only for pages with gapped lines,
- * MAX_RULED_PAGES per document, and only when the file's images are within bounds (listing
- * operators decodes them).
+ * MAX_RULED_PAGES per document; the text pass's document lists operators without its images, so
+ * no image is decoded for them.
  */
 async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules: () => boolean): Promise<PageLayout> {
   const viewport = page.getViewport({ scale: 1 });
