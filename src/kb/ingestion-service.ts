@@ -19,7 +19,7 @@ import { allowedOfJob, namedPaths, nextFeedBatch, publicJob, type FeedNext } fro
 import { HEARTBEAT_MS } from './db.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { ingestDocument, type IngestSource } from './ingest-document.ts';
-import { checkName, checkRequest, deleteItems, uploadItem, urlItems } from './ingest-request.ts';
+import { checkName, checkRequest, uploadItem, urlItems } from './ingest-request.ts';
 import { IngestWorker } from './ingest-worker.ts';
 import { JobRunner } from './job-runner.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
@@ -159,7 +159,6 @@ export class IngestionService {
         feed = first.state;
       }
     }
-    items.push(...deleteItems(req));
     if (req.upload) items.push(uploadItem(req.upload, this.deps.config.MAX_UPLOAD_BYTES));
     // Only what runs counts (left-out notes are skipped items); folder files beyond the first part are not here yet.
     await this.queue.checkRoom(items.filter((i) => !i.leftOut).length, tenant);

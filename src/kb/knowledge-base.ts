@@ -202,10 +202,6 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   getDocument(collection: string, documentId: string): DocumentRecord & { history: ReturnType<KbStoreApi['history']> } {
     const store = this.use();
-    const c = this.collection(collection);
-    const gone = typeof documentId === 'string' && !store.getDocument(c.id, documentId) ? store.deletion?.(c.id, documentId) : null;
-    // Its history outlives it: a deleted document's 404 says when and why (a source sync names its reason).
-    if (gone) throw toolError('NOT_FOUND', `Document ${documentId} was deleted from collection "${collection}" at ${gone.at} (${gone.detail ?? 'no detail'})`);
     const d = this.document(collection, documentId);
     return { ...d, history: store.history(d.id) };
   }
