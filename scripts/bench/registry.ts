@@ -28,6 +28,7 @@ export const BENCHMARKS: Benchmark[] = [
   { name: 'e2e', file: 'e2e.bench.ts', title: 'End to end: retrieve_chunks vs a LangChain.js pipeline', what: 'retrieve_chunks cold and warm vs LangChain.js', report: 'section', needs: 'bench models, ../shared/corpus' },
   { name: 'engine', file: 'engine.bench.ts', title: 'retrieve_chunks before and after an engine change', what: 'retrieve_chunks cold and warm, a base revision vs this tree, lexical and hybrid + rerank', report: 'section', needs: '../shared/eval/scifact, git' },
   { name: 'http-load', file: 'http-load.bench.ts', title: 'HTTP load (autocannon)', what: 'requests/s and latency of the REST API under load', report: 'section', needs: '../shared/corpus' },
+  { name: 'doc-restart', file: 'doc-restart.bench.ts', title: 'Restart load of a big document index', what: 'first retrieve_chunks answer after a restart from a 20k-chunk index: lexical.bin loaded vs built from the chunks', report: 'output', },
   { name: 'startup', file: 'startup.bench.ts', title: 'Start-up time', what: 'process start to /health and to the MCP handshake', report: 'section', },
   { name: 'request-path', file: 'request-path.bench.ts', title: 'Request path vs bare Fastify', what: 'detect_language req/s over HTTP and spawn to /health, our server vs a bare Fastify server', report: 'output', },
   { name: 'streams', file: 'streams.bench.ts', title: 'Streams and big uploads', what: 'big uploads and downloads: memory and event-loop delay', report: 'section', },

@@ -43,7 +43,7 @@
  * need stale detection by pid or mtime that a shared volume makes unreliable). A reader that finds
  * a mismatched snapshot while another process holds the lease waits for it and reads once more.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,12 +54,13 @@ import type { HnswParams } from '../retrieval/store/hnsw.ts';
 import { errorText } from '../util/error-text.ts';
 import { CollectionLexicalIndex, type LexicalChunk } from './lexical-index.ts';
 import { CollectionDenseIndex } from './dense-index.ts';
-import { SnapshotFault, SnapshotWriter, loadDense, loadLexical, readManifest, sweepOnce, type SnapshotManifest } from './index-snapshot.ts';
+import { DENSE_FILE, LEXICAL_FILE, SnapshotFault, SnapshotWriter, loadDense, loadLexical, readManifest, sweepOnce, type SnapshotManifest } from './index-snapshot.ts';
 import type { CollectionRecord, CommitResult, KbStoreApi } from './types.ts';
 
 /**
  * 1: manifest + lexical.bin + dense.hnsw. 2: every file carries the database id. 4: the shared
- * snapshot format (src/kb/index-snapshot.ts); older snapshots are rebuilt from the store.
+ * snapshot format (src/kb/index-snapshot.ts). Format 2 is still read (and written again in 4);
+ * format 1 is rebuilt from the store.
  */
 export { SNAPSHOT_FORMAT as COLLECTION_INDEX_FORMAT } from './index-snapshot.ts';
 const REBUILD_BATCH = 2048;
@@ -196,7 +197,8 @@ export class CollectionIndexes {
         persisted_at: null,
       }, sync);
       ix.databaseId = databaseId;
-      ix.persistedVersion = loaded.version;
+      // A snapshot of format 2 counts as not saved: the next persist writes it in the current format.
+      ix.persistedVersion = loaded.legacy ? null : loaded.version;
       let caughtUp: CatchUpResult | null = null;
       if (sync) {
         try {
@@ -222,7 +224,7 @@ export class CollectionIndexes {
           },
           caughtUp ? 'collection index loaded from an older snapshot and caught up with the store' : 'collection index loaded from its snapshot',
         );
-        if (caughtUp && opts.persistAfterRebuild !== false) ix.persistInBackground();
+        if ((caughtUp || loaded.legacy) && opts.persistAfterRebuild !== false) ix.persistInBackground();
         return ix;
       }
     }
@@ -585,7 +587,8 @@ export class CollectionIndexes {
   }
 }
 
-type Loaded = { ok: true; lexical: CollectionLexicalIndex; dense: CollectionDenseIndex | null; version: number } | { ok: false; reason: string };
+/** `legacy`: read from a snapshot of format 2, to be written again in the current one. */
+type Loaded = { ok: true; lexical: CollectionLexicalIndex; dense: CollectionDenseIndex | null; version: number; legacy?: true } | { ok: false; reason: string };
 
 /**
  * The snapshots under `dir` when they are whole and at the collection's version (or, with
@@ -603,17 +606,15 @@ async function loadSnapshot(
   const no = (reason: string): Loaded => ({ ok: false, reason });
   await sweepOnce(path.dirname(dir));
   const read = await readManifest(dir);
-  if (!read.ok) return no(read.reason);
+  if (!read.ok) {
+    if (read.raw?.format === 2) return loadFormat2(dir, read.raw as unknown as Format2Manifest, c, databaseId, analyzer, hnsw, signal, allowOlder);
+    return no(read.reason);
+  }
   const m = read.manifest;
   if (m.kind !== 'collection') return no(`snapshot of a ${m.kind}, not a collection`);
-  // Before the collection id: in another database the same id is another collection.
-  if ((m.database_id ?? null) !== databaseId) return no(`snapshot of another database (${m.database_id ?? 'none recorded'}), not this one (${databaseId ?? 'none'})`);
-  if (m.collection_id !== c.id) return no(`snapshot of collection ${m.collection_id}, not ${c.id}`);
-  if (typeof m.version !== 'number' || m.version > c.version || (!allowOlder && m.version !== c.version)) return no(`snapshot at version ${m.version}, collection at ${c.version}`);
-  if (m.analyzer !== analyzer.signature) return no(`snapshot built by analyzer ${m.analyzer}, not ${analyzer.signature}`);
-  // An older snapshot of a then lexical-only collection may lack the embedder chosen since: caught up.
-  const embedderFits = (m.embedder ?? null) === (c.embedder ?? null) || (allowOlder && m.version < c.version && m.embedder === null);
-  if (!embedderFits) return no(`snapshot for embedder ${m.embedder ?? 'none'}, collection uses ${c.embedder ?? 'none'}`);
+  const mismatch = identityMismatch(m, c, databaseId, analyzer, allowOlder);
+  if (mismatch) return no(mismatch);
+  if (typeof m.version !== 'number') return no('snapshot without a version');
   let lexical: CollectionLexicalIndex;
   try {
     lexical = await loadLexical(dir, m, analyzer, signal, { databaseId });
@@ -632,6 +633,81 @@ async function loadSnapshot(
     }
   }
   return { ok: true, lexical, dense, version: m.version };
+}
+
+/** Why a snapshot's identity does not fit this collection, or null when it does. */
+function identityMismatch(
+  m: Pick<SnapshotManifest, 'database_id' | 'collection_id' | 'version' | 'analyzer' | 'embedder'>,
+  c: CollectionRecord,
+  databaseId: string | null,
+  analyzer: Analyzer,
+  allowOlder: boolean,
+): string | null {
+  // Before the collection id: in another database the same id is another collection.
+  if ((m.database_id ?? null) !== databaseId) return `snapshot of another database (${m.database_id ?? 'none recorded'}), not this one (${databaseId ?? 'none'})`;
+  if (m.collection_id !== c.id) return `snapshot of collection ${m.collection_id}, not ${c.id}`;
+  if (typeof m.version !== 'number' || m.version > c.version || (!allowOlder && m.version !== c.version)) return `snapshot at version ${m.version}, collection at ${c.version}`;
+  if (m.analyzer !== analyzer.signature) return `snapshot built by analyzer ${m.analyzer}, not ${analyzer.signature}`;
+  // An older snapshot of a then lexical-only collection may lack the embedder chosen since: caught up.
+  const embedderFits = (m.embedder ?? null) === (c.embedder ?? null) || (allowOlder && m.version < c.version && m.embedder === null);
+  if (!embedderFits) return `snapshot for embedder ${m.embedder ?? 'none'}, collection uses ${c.embedder ?? 'none'}`;
+  return null;
+}
+
+/** The manifest of format 2 (files written in place, before the shared snapshot format). */
+interface Format2Manifest {
+  format: 2;
+  database_id: string | null;
+  collection_id: number;
+  version: number;
+  analyzer: string;
+  embedder: string | null;
+  dimension: number | null;
+  chunks: number;
+  lexical: { bytes: number; checksum: string };
+  dense: { sha256: string } | null;
+}
+
+/**
+ * A snapshot of format 2, checked as that version did (lexical.bin's size and own trailer, the
+ * dense manifest's sha256), so an upgrade does not rebuild every collection; the caller writes it
+ * again in the current format. To be removed once no data folder of that version is left.
+ */
+async function loadFormat2(
+  dir: string,
+  m: Format2Manifest,
+  c: CollectionRecord,
+  databaseId: string | null,
+  analyzer: Analyzer,
+  hnsw: Partial<HnswParams> | undefined,
+  signal: AbortSignal | undefined,
+  allowOlder: boolean,
+): Promise<Loaded> {
+  const no = (reason: string): Loaded => ({ ok: false, reason: `snapshot of format 2: ${reason}` });
+  const mismatch = identityMismatch(m, c, databaseId, analyzer, allowOlder);
+  if (mismatch) return no(mismatch);
+  let lexical: CollectionLexicalIndex;
+  try {
+    const buf = await fs.readFile(path.join(dir, LEXICAL_FILE));
+    if (buf.length !== m.lexical?.bytes || buf.subarray(buf.length - 32).toString('hex') !== m.lexical.checksum) return no('lexical snapshot does not match its manifest');
+    lexical = await CollectionLexicalIndex.deserializeSliced(buf, analyzer, signal, { databaseId });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    return no(`lexical snapshot unusable: ${errorText(err)}`);
+  }
+  if (lexical.size !== m.chunks) return no('lexical snapshot does not match its manifest');
+  let dense: CollectionDenseIndex | null = null;
+  if (c.embedder && m.embedder !== null) {
+    if (!m.dense || m.dimension === null) return no('dense snapshot missing');
+    try {
+      const file = path.join(dir, DENSE_FILE);
+      if (createHash('sha256').update(await fs.readFile(`${file}.json`)).digest('hex') !== m.dense.sha256) return no('dense snapshot does not match its manifest');
+      dense = await CollectionDenseIndex.load(file, { embedderId: c.embedder, dimension: c.dimension ?? m.dimension, params: hnsw, databaseId });
+    } catch (err) {
+      return no(`dense snapshot unusable: ${errorText(err)}`);
+    }
+  }
+  return { ok: true, lexical, dense, version: m.version, legacy: true };
 }
 
 function leaseKey(collectionId: number): string {

@@ -192,7 +192,8 @@ export class SnapshotWriter {
   }
 }
 
-export type ManifestRead = { ok: true; manifest: SnapshotManifest } | { ok: false; absent: boolean; reason: string };
+/** `raw`: a whole manifest (its checksum holds) of another format, for an owner that still reads it. */
+export type ManifestRead = { ok: true; manifest: SnapshotManifest } | { ok: false; absent: boolean; reason: string; raw?: Record<string, unknown> };
 
 /** The manifest of the snapshot in `dir`, whole and of this format, or why not. */
 export async function readManifest(dir: string): Promise<ManifestRead> {
@@ -210,7 +211,7 @@ export async function readManifest(dir: string): Promise<ManifestRead> {
     return no('snapshot manifest unreadable');
   }
   if (typeof m !== 'object' || m === null || m.checksum !== manifestChecksum(m)) return no('snapshot manifest fails its checksum');
-  if (m.format !== SNAPSHOT_FORMAT) return no(`snapshot format ${m.format}, expected ${SNAPSHOT_FORMAT}`);
+  if (m.format !== SNAPSHOT_FORMAT) return { ok: false, absent: false, reason: `snapshot format ${m.format}, expected ${SNAPSHOT_FORMAT}`, raw: m as unknown as Record<string, unknown> };
   const okNum = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0;
   if (
     (m.kind !== 'collection' && m.kind !== 'document') ||
