@@ -19,7 +19,8 @@ import { allowedOfJob, namedPaths, nextFeedBatch, publicJob, type FeedNext } fro
 import { HEARTBEAT_MS } from './db.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { ingestDocument, type IngestSource } from './ingest-document.ts';
-import { checkName, checkRequest, uploadItem, urlItems } from './ingest-request.ts';
+import { checkName, checkRequest, deleteItems, uploadItem, urlItems } from './ingest-request.ts';
+import { runDeleteStep } from './sources/delete-step.ts';
 import { IngestWorker } from './ingest-worker.ts';
 import { JobRunner } from './job-runner.ts';
 import type { JobQueue, QueueStats } from './job-queue.ts';
@@ -159,6 +160,7 @@ export class IngestionService {
         feed = first.state;
       }
     }
+    items.push(...deleteItems(req));
     if (req.upload) items.push(uploadItem(req.upload, this.deps.config.MAX_UPLOAD_BYTES));
     // Only what runs counts (left-out notes are skipped items); folder files beyond the first part are not here yet.
     await this.queue.checkRoom(items.filter((i) => !i.leftOut).length, tenant);
@@ -293,6 +295,8 @@ export class IngestionService {
     const c = store.getCollection(run.job.collection);
     if (!c) throw toolError('NOT_FOUND', `Collection "${run.job.collection}" no longer exists`);
     const item = run.item;
+    // A source sync's deletion (sources/delete-step.ts): a step of the same job.
+    if (item.delete) return runDeleteStep({ store, registry: this.deps.registry }, c, run, item.delete);
     const src: IngestSource = { kind: item.source_kind, source: item.source };
     if (item.source_kind === 'upload') {
       const contentType = run.options.contentTypes?.[item.index];

@@ -245,6 +245,7 @@ export function jobItemsOf(items: readonly NewItem[], start = 0): JobItem[] {
     started_at: null,
     finished_at: it.leftOut || it.failed ? now() : null,
     ...(it.local ? { local: it.local } : {}),
+    ...(it.delete ? { delete: it.delete } : {}),
   }));
 }
 

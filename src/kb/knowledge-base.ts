@@ -202,6 +202,10 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   getDocument(collection: string, documentId: string): DocumentRecord & { history: ReturnType<KbStoreApi['history']> } {
     const store = this.use();
+    const c = this.collection(collection);
+    const gone = typeof documentId === 'string' && !store.getDocument(c.id, documentId) ? store.deletion?.(c.id, documentId) : null;
+    // Its history outlives it: a deleted document's 404 says when and why (a source sync names its reason).
+    if (gone) throw toolError('NOT_FOUND', `Document ${documentId} was deleted from collection "${collection}" at ${gone.at} (${gone.detail ?? 'no detail'})`);
     const d = this.document(collection, documentId);
     return { ...d, history: store.history(d.id) };
   }
@@ -216,12 +220,12 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     return { items, total: d.chunk_count, next_offset: end < d.chunk_count ? end : null };
   }
 
-  async deleteDocument(collection: string, documentId: string): Promise<{ document_id: string; chunks: number }> {
+  async deleteDocument(collection: string, documentId: string, why?: { jobId?: string | null; reason?: string }): Promise<{ document_id: string; chunks: number }> {
     const store = this.use();
     const c = this.collection(collection);
     await this.registry!.settled(collection);
     const d = this.document(collection, documentId);
-    const { version, removedChunkIds } = store.deleteDocument(c.id, d.id);
+    const { version, removedChunkIds } = store.deleteDocument(c.id, d.id, why);
     await this.registry!.removeChunks(c, version, removedChunkIds);
     return { document_id: d.id, chunks: removedChunkIds.length };
   }

@@ -81,6 +81,18 @@ t.test('folder source: add, sync, edit/add/delete/rename, resync counts and sear
   const firstJob = jobs.items.at(-1);
   const breadItem = firstJob.items.find((i: { source: string }) => i.source.endsWith('bread.md'));
   t.ok(breadItem?.document_id, 'the first job ingested bread.md');
+  const gone = await app.inject(`/v1/collections/notes/documents/${breadItem.document_id}`);
+  t.equal(gone.statusCode, 404, `bread.md is no longer a document: ${gone.body}`);
+  t.match(gone.json().error, /was deleted from collection "notes" at .*chunks removed; file deleted/, 'its history says why: the file was deleted');
+  // The deletions were steps of the sync's one job, counted in its progress, each with its reason.
+  const syncJob = (await app.inject(`/v1/jobs/${s.last_job_id}`)).json();
+  const steps = syncJob.items.filter((i: { note: string | null }) => i.note?.startsWith('deleted: '));
+  t.same(steps.map((i: { source: string; stage: string; note: string }) => [path.basename(i.source), i.stage, i.note]).sort(), [
+    ['bread.md', 'done', 'deleted: file deleted'],
+    ['volcano.md', 'done', 'deleted: file deleted'],
+  ]);
+  t.equal(syncJob.counts.total, 5, 'three documents ingested and two deleted by one job');
+  t.equal(syncJob.status, 'succeeded');
 
   // Changing the globs: the next sync removes what they now leave out.
   const patched = await app.inject({ method: 'PATCH', url: `/v1/collections/notes/sources/${id}`, payload: { exclude: ['sub/**'] } });

@@ -30,6 +30,8 @@ export interface SourceServiceDeps {
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** Replaces the store (tests). */
   openStore?: () => SourceStore;
+  /** The scheduler's and the lease's clock (tests inject one); absent: Date.now. */
+  now?: () => number;
 }
 
 /** What add_source and update_source take besides the collection (the tools' input). */
@@ -49,7 +51,7 @@ export interface SourceInput {
   watch?: boolean;
 }
 
-export type SyncTrigger = 'demand' | 'schedule' | 'watch' | 'rescan' | 'added';
+export type SyncTrigger = 'demand' | 'schedule' | 'watch' | 'rescan' | 'added' | 'resume';
 
 interface Running {
   promise: Promise<SyncResult>;
@@ -76,13 +78,21 @@ export class SourceService {
   private readonly running = new Map<string, Running>();
   private readonly watching = new Map<string, Watching>();
   private tick: NodeJS.Timeout | null = null;
+  private resumeTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly now: () => number;
 
-  constructor(private readonly deps: SourceServiceDeps) {}
+  constructor(private readonly deps: SourceServiceDeps) {
+    this.now = deps.now ?? Date.now;
+  }
 
-  /** Starts the scheduler, the watchers and the rescans (as configured). */
+  /** Resumes syncs a stopped process left unfinished; starts the scheduler, the watchers and the rescans (as configured). */
   start(): void {
     const c = this.deps.config;
+    if (!this.closed && !this.resumeTimer) {
+      this.resumeTimer = setTimeout(() => this.resumeInterrupted(), 0);
+      this.resumeTimer.unref();
+    }
     if (this.closed || this.tick || (!c.SOURCES_SCHEDULER && !c.SOURCES_WATCH)) return;
     this.tick = setInterval(() => this.onTick(), c.SOURCES_SCHEDULER_TICK_SECONDS * 1000);
     this.tick.unref();
@@ -93,6 +103,7 @@ export class SourceService {
   async close(): Promise<void> {
     this.closed = true;
     if (this.tick) clearInterval(this.tick);
+    if (this.resumeTimer) clearTimeout(this.resumeTimer);
     this.tick = null;
     for (const id of [...this.watching.keys()]) this.unwatch(id);
     for (const r of this.running.values()) r.controller.abort(toolError('SHUTTING_DOWN', 'the server is shutting down'));
@@ -133,7 +144,7 @@ export class SourceService {
       watch: r.watch,
       created_at: r.created_at,
       updated_at: r.updated_at,
-      running: this.running.has(r.id) || (r.lease_owner !== null && (r.lease_expires ?? 0) > Date.now()),
+      running: this.running.has(r.id) || (r.lease_owner !== null && (r.lease_expires ?? 0) > this.now()),
       last_sync_at: r.last_sync_at,
       last_status: r.last_status,
       last_job_id: r.last_job_id,
@@ -253,19 +264,21 @@ export class SourceService {
   private startSync(id: string, why: SyncTrigger): Promise<SyncResult> | null {
     const store = this.use();
     const leaseMs = this.deps.config.SOURCES_LEASE_SECONDS * 1000;
-    if (!store.acquireLease(id, this.owner, leaseMs)) return null;
+    if (!store.acquireLease(id, this.owner, leaseMs, this.now())) return null;
     const source = store.get(id);
     if (!source) {
       store.releaseLease(id, this.owner);
       throw toolError('NOT_FOUND', `Source ${id} not found`);
     }
+    // The previous sync never ended (its process stopped): its job, resumed by the knowledge base, ends first.
+    const interrupted = source.last_status === 'running' ? source.last_job_id : null;
     const controller = new AbortController();
     const seq = store.beginSync(id);
     store.setJob(id, null);
     let lost = false;
     const renew = () => {
       if (this.closed || lost) return;
-      if (!store.acquireLease(id, this.owner, leaseMs)) {
+      if (!store.acquireLease(id, this.owner, leaseMs, this.now())) {
         // Expired and taken by another process (this one stalled past the lease): stop here.
         lost = true;
         controller.abort(toolError('CONFLICT', 'the source\'s sync lease was taken over by another process'));
@@ -276,7 +289,9 @@ export class SourceService {
     this.deps.log?.info({ event: 'kb.source.sync_started', source: id, trigger: why }, 'source sync started');
     const promise = (async () => {
       try {
-        const result = await runSync(source, seq, { store, kb: this.deps.kb, probe: this.deps.probe, config: this.deps.config, onJob: (jobId) => store.setJob(id, jobId), ...(this.deps.log ? { log: this.deps.log } : {}) }, controller.signal);
+        const deps = { store, kb: this.deps.kb, probe: this.deps.probe, config: this.deps.config, onJob: (jobId: string) => store.setJob(id, jobId), ...(this.deps.log ? { log: this.deps.log } : {}) };
+        if (interrupted) await awaitJob(deps.kb, interrupted, controller.signal);
+        const result = await runSync(source, seq, deps, controller.signal);
         if (store.get(id)) store.endSync(id, result);
         return result;
       } catch (err) {
@@ -358,7 +373,39 @@ export class SourceService {
 
   // ---- schedule, watching, rescans ----
 
-  private onTick(): void {
+  /**
+   * Syncs a process left running when it stopped (kill -9, a crash): synced again once their lease
+   * is free (at once when free, else when the dead owner's lease expires). The new sync first
+   * waits for the old one's job, which the knowledge base resumed at start, then reconciles what
+   * that job left: files it ingested are found unchanged by hash, deletions it did not reach run.
+   */
+  private resumeInterrupted(): void {
+    this.resumeTimer = null;
+    if (this.closed) return;
+    let sources: SourceRow[];
+    try {
+      sources = this.use().all();
+    } catch {
+      return;
+    }
+    const now = this.now();
+    let retryAt = Infinity;
+    for (const s of sources) {
+      if (s.last_status !== 'running' || this.running.has(s.id)) continue;
+      if (s.lease_owner && s.lease_owner !== this.owner && (s.lease_expires ?? 0) >= now) {
+        retryAt = Math.min(retryAt, s.lease_expires!);
+        continue;
+      }
+      this.trigger(s.id, 'resume');
+    }
+    if (retryAt < Infinity) {
+      this.resumeTimer = setTimeout(() => this.resumeInterrupted(), Math.max(50, retryAt - now + 100));
+      this.resumeTimer.unref();
+    }
+  }
+
+  /** One scheduler tick (the interval's; tests call it with an injected clock). */
+  onTick(): void {
     if (this.closed) return;
     const c = this.deps.config;
     let sources: SourceRow[];
@@ -367,12 +414,14 @@ export class SourceService {
     } catch {
       return; // the knowledge base is unavailable: nothing to schedule
     }
-    const now = Date.now();
+    const now = this.now();
     const live = new Set(sources.map((s) => s.id));
     for (const id of [...this.watching.keys()]) if (!live.has(id)) this.unwatch(id);
     for (const s of sources) {
       this.refreshWatch(s);
       if (this.running.has(s.id) || (s.lease_owner && (s.lease_expires ?? 0) > now)) continue;
+      // Left running by a stopped process: resumeInterrupted() takes it once its lease is free.
+      if (s.last_status === 'running') continue;
       const last = s.last_sync_at ? Date.parse(s.last_sync_at) : 0;
       const scheduled = c.SOURCES_SCHEDULER && s.sync_every !== null && (s.kind !== 'site' || c.SOURCES_SITE_SCHEDULE);
       if (scheduled && now - last >= s.sync_every! * 1000) {
@@ -426,5 +475,20 @@ export class SourceService {
   /** For get_system_health. */
   stats(): Record<string, unknown> {
     return { syncs_running: this.running.size, folders_watched: [...this.watching.values()].filter((w) => w.watcher).length };
+  }
+}
+
+/** Waits for a job to end (an interrupted sync's, resumed by the knowledge base); a job no longer known is taken as ended. */
+async function awaitJob(kb: KnowledgeBaseApi, jobId: string, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    signal.throwIfAborted();
+    let job;
+    try {
+      job = await kb.waitForJob(jobId, 5_000, signal);
+    } catch (err) {
+      if (isToolError(err) && err.code === 'NOT_FOUND') return;
+      throw err;
+    }
+    if (['succeeded', 'partial', 'failed', 'cancelled'].includes(job.status)) return;
   }
 }

@@ -203,14 +203,4 @@ export class SourceStore {
       for (const k of keys) del.run(sourceId, k);
     })();
   }
-
-  /**
-   * Adds why to the 'deleted' history row the knowledge base just wrote for a document (its
-   * detail says how many chunks went), so the document's history says why the sync removed it.
-   */
-  noteDeletion(documentId: string, reason: string): void {
-    this.db
-      .prepare("UPDATE history SET detail = COALESCE(detail || '; ', '') || ? WHERE id = (SELECT MAX(id) FROM history WHERE document_id = ? AND action = 'deleted')")
-      .run(`source sync: ${reason}`, documentId);
-  }
 }

@@ -3,8 +3,9 @@
  * conditional requests (URL list) or crawled (site), and each key is classified: new and changed
  * ones are ingested by one job of the knowledge base's own job runner (the same progress,
  * cancellation, resumption and per-document errors as any ingestion), unchanged ones are skipped,
- * gone ones (file deleted, 404/410, out of scope, removed from the source) are deleted from the
- * collection with the reason in the document's history. A transient failure (timeout, 5xx,
+ * gone ones (file deleted, 404/410, out of scope, removed from the source) are deleted by steps of
+ * the same job (after its documents), each with its reason in the document's history: cancelling
+ * the job stops them and a restart resumes them with the rest of the job. A transient failure (timeout, 5xx,
  * network) never deletes: the old version stays and the failure is reported.
  *
  * The caller (source-service.ts) holds the source's lease for the whole sync.
@@ -321,21 +322,34 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
   }
   store.putDocuments(source.id, keep);
 
+  // Gone keys with a document are deleted by the job (one step each, its reason in the document's
+  // history); those without one (never ingested) only lose their record.
+  const deletes = plan.gone.flatMap((g) => {
+    const id = known.get(g.key)?.document_id;
+    return id ? [{ source: g.key, source_kind: source.kind === 'folder' ? ('path' as const) : ('url' as const), document_id: id, reason: g.reason }] : [];
+  });
+  store.removeDocuments(
+    source.id,
+    plan.gone.filter((g) => !known.get(g.key)?.document_id).map((g) => g.key),
+  );
+
   let jobId: string | null = null;
   let cancelled = false;
-  if (ingest.size > 0 || plan.folder) {
+  if (ingest.size > 0 || plan.folder || deletes.length > 0) {
     const req =
-      source.kind === 'folder'
-        ? plan.folder
-          ? { paths: [plan.folder.path], ...(plan.folder.include ? { include: plan.folder.include } : {}), ...(plan.folder.exclude ? { exclude: plan.folder.exclude } : {}) }
-          : { paths: [...ingest.keys()] }
-        : { urls: [...ingest.keys()] };
+      ingest.size === 0 && !plan.folder
+        ? {}
+        : source.kind === 'folder'
+          ? plan.folder
+            ? { paths: [plan.folder.path], ...(plan.folder.include ? { include: plan.folder.include } : {}), ...(plan.folder.exclude ? { exclude: plan.folder.exclude } : {}) }
+            : { paths: [...ingest.keys()] }
+          : { urls: [...ingest.keys()] };
     let job: JobRecord;
     try {
-      job = await kb.addDocuments(source.collection, { ...req, signal });
+      job = await kb.addDocuments(source.collection, { ...req, ...(deletes.length > 0 ? { deletes } : {}), signal });
     } catch (err) {
       // The queue is full or storage failed: nothing ingested, nothing deleted; the next sync tries again.
-      return { status: 'failed', counts: { ...counts, failed: counts.failed + ingest.size }, error: `ingestion job refused: ${errText(err)}`, notes, job_id: null };
+      return { status: 'failed', counts: { ...counts, failed: counts.failed + ingest.size }, error: `sync job refused: ${errText(err)}`, notes, job_id: null };
     }
     jobId = job.id;
     deps.onJob?.(job.id);
@@ -347,8 +361,18 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
       }
       job = await kb.waitForJob(job.id, JOB_POLL_MS);
     }
+    if (job.status === 'cancelled') cancelled = true;
     const records: SourceDocRow[] = [];
+    const removed: string[] = [];
+    let notDeleted = 0;
     for (const item of job.items) {
+      if (item.delete) {
+        if (item.stage === 'done') counts.gone++;
+        if (item.stage === 'done' || item.stage === 'skipped') removed.push(item.source);
+        else if (item.stage === 'failed') failures.push(`${item.source}: not deleted (${item.error?.message ?? 'failed'})`);
+        else notDeleted++;
+        continue;
+      }
       const v = ingest.get(item.source);
       if (!v) {
         // A folder job's file the plan found unchanged (or one it did not see): recorded as known.
@@ -382,18 +406,9 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
       if (rec) records.push({ ...rec, last_seen_sync: seq });
     }
     store.putDocuments(source.id, records);
-  }
-
-  if (!cancelled && !signal.aborted) {
-    const removed: string[] = [];
-    for (const g of plan.gone) {
-      const rec = known.get(g.key);
-      if (rec?.document_id && (await deleteDocument(deps, source.collection, rec.document_id, g.reason, failures))) counts.gone++;
-      removed.push(g.key);
-    }
+    // Deleted ones are forgotten; the rest stay known, so the next sync deletes them.
     store.removeDocuments(source.id, removed);
-  } else if (plan.gone.length > 0) {
-    notes.push(`${plan.gone.length} gone document(s) not deleted: the sync was cancelled`);
+    if (notDeleted > 0) notes.push(`${notDeleted} gone document(s) not deleted: the sync was ${job.status}`);
   }
 
   if (failures.length > 0) {
@@ -404,17 +419,4 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
   const error = counts.failed > 0 ? `${counts.failed} document(s) failed (${counts.transient} transient, kept as they were)` : null;
   deps.log?.info({ event: 'kb.source.synced', source: source.id, collection: source.collection, status, ...counts }, 'source synced');
   return { status, counts, error, notes, job_id: jobId };
-}
-
-async function deleteDocument(deps: SyncDeps, collection: string, documentId: string, reason: string, failures: string[]): Promise<boolean> {
-  try {
-    await deps.kb.deleteDocument(collection, documentId);
-    deps.store.noteDeletion(documentId, reason);
-    return true;
-  } catch (err) {
-    // Already deleted by hand: nothing left to do.
-    if (isToolError(err) && err.code === 'NOT_FOUND') return false;
-    failures.push(`${documentId}: not deleted (${errText(err)})`);
-    return false;
-  }
 }
