@@ -48,6 +48,22 @@ export const ContextCharsSchema = Type.Integer({ minimum: 100, maximum: 8000, ex
 
 export const CONTEXT_DESCRIPTION = 'The parent the hit sits in, for reading: its heading section or its neighbouring chunks';
 
+/**
+ * A hit's reading context, one shape in both tools (src/kb/hit-context.ts builds it): the chunks
+ * it is made of by chunk_index (the hits' own chunk_index, in the same document); search_collection
+ * also names them by chunk_id, as it did before chunk_indexes.
+ */
+export const HitContextSchema = Type.Object(
+  {
+    kind: ContextKindSchema,
+    text: Type.String(),
+    chunk_indexes: Type.Array(Type.Integer({ minimum: 0 }), { description: 'The chunks the context is made of, in order (chunk_index in the same document)' }),
+    chunk_ids: Type.Optional(Type.Array(Type.Integer(), { description: 'search_collection: the same chunks by chunk_id' })),
+    truncated: Type.Boolean({ description: 'Something of the section or the neighbours was left out to keep within context_chars' }),
+  },
+  { description: CONTEXT_DESCRIPTION },
+);
+
 /** Stage keys of timings_ms; a stage that did not run is absent. */
 export const TIMING_STAGES = [
   'load_ms',

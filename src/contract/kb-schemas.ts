@@ -7,7 +7,7 @@
  */
 import Type from 'typebox';
 import { ContentTypeSchema, RetrievalModeSchema } from './retrieval-schemas.ts';
-import { AnswerMessageSchema, ConfidenceSchema, TimingsMsSchema } from './answer-schemas.ts';
+import { AnswerMessageSchema, ConfidenceSchema, HitContextSchema, TimingsMsSchema } from './answer-schemas.ts';
 import { COLLECTION_MAX_TOP_K, SEARCH_DEFAULT_TOP_K } from './search-limits.ts';
 
 export const COLLECTION_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
@@ -230,17 +230,7 @@ export const HitSchema = Type.Object({
   content_type: ContentTypeSchema,
   importance_score: Type.Number(),
   chunk_index: Type.Integer({ minimum: 0 }),
-  context: Type.Optional(
-    Type.Object(
-      {
-        kind: Type.Union([Type.Literal('section'), Type.Literal('neighbors')]),
-        text: Type.String(),
-        chunk_ids: Type.Array(Type.Integer()),
-        truncated: Type.Boolean(),
-      },
-      { description: 'The parent the hit sits in, for reading: its heading section or its neighbouring chunks' },
-    ),
-  ),
+  context: Type.Optional(HitContextSchema),
 });
 
 export const SearchResultSchema = Type.Object({

@@ -4,7 +4,7 @@
  * published schema and the code cannot drift apart.
  */
 import Type from 'typebox';
-import { AnswerMessageSchema, CONTEXT_DESCRIPTION, ConfidenceSchema, ConfidenceSignalsSchema, ContextKindSchema, TimingsMsSchema } from './answer-schemas.ts';
+import { AnswerMessageSchema, ConfidenceSchema, ConfidenceSignalsSchema, HitContextSchema, TimingsMsSchema } from './answer-schemas.ts';
 
 /** No chunk is ever longer than this (the product's contract). */
 export const MAX_CHUNK_CHARS = 5000;
@@ -49,17 +49,7 @@ export const RetrievedChunkSchema = Type.Object(
     page_end: PageNumber,
     heading_path: Type.Array(Type.String()),
     source: Type.String({ description: 'The document this chunk comes from (URL, or "upload:" and the file name)' }),
-    context: Type.Optional(
-      Type.Object(
-        {
-          kind: ContextKindSchema,
-          text: Type.String(),
-          chunk_indexes: Type.Array(Type.Integer({ minimum: 0 }), { description: 'The chunks the context is made of, in order (chunk_index in the same document)' }),
-          truncated: Type.Boolean(),
-        },
-        { additionalProperties: false, description: CONTEXT_DESCRIPTION },
-      ),
-    ),
+    context: Type.Optional(HitContextSchema),
   },
   { additionalProperties: false },
 );

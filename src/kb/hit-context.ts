@@ -19,7 +19,8 @@ export const MAX_CONTEXT_CHARS = 8_000;
 /** Chunks read per window. */
 export const CONTEXT_WINDOW = 8;
 
-export type HitContext = NonNullable<CollectionHit['context']>;
+/** The shared context shape (answer-schemas.ts HitContextSchema), chunk ids always filled here. */
+export type HitContext = NonNullable<CollectionHit['context']> & { chunk_ids: number[] };
 
 /** Budget in characters from a request's context_chars: default 2,000, clamped to 1-8,000. */
 export function contextBudget(chars: number | undefined): number {
@@ -103,6 +104,8 @@ export function hitContext(reader: ContextReader, hit: ChunkRecord, kind: 'secti
   const after: string[] = [];
   const beforeIds: number[] = [];
   const afterIds: number[] = [];
+  const beforeOrds: number[] = [];
+  const afterOrds: number[] = [];
   let left = budget - centre.length;
   let first = hit;
   let last = hit;
@@ -125,6 +128,7 @@ export function hitContext(reader: ContextReader, hit: ChunkRecord, kind: 'secti
           beforeOpen = false;
         }
         beforeIds.push(c.id);
+        beforeOrds.push(c.ord);
         first = c;
       }
     } else if (side === 'after' && afterOpen) {
@@ -142,6 +146,7 @@ export function hitContext(reader: ContextReader, hit: ChunkRecord, kind: 'secti
           afterOpen = false;
         }
         afterIds.push(c.id);
+        afterOrds.push(c.ord);
         last = c;
       }
     }
@@ -154,5 +159,6 @@ export function hitContext(reader: ContextReader, hit: ChunkRecord, kind: 'secti
     if ((prev && inScope(prev)) || (next && inScope(next))) truncated = true;
   }
   const text = [...before.reverse(), centre, ...after].join('').trim();
-  return { kind, text, chunk_ids: [...beforeIds.reverse(), hit.id, ...afterIds], truncated };
+  // chunk_indexes count as the hits' chunk_index does (the chunk's place in its document).
+  return { kind, text, chunk_indexes: [...beforeOrds.reverse(), hit.ord, ...afterOrds], chunk_ids: [...beforeIds.reverse(), hit.id, ...afterIds], truncated };
 }
