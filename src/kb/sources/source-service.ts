@@ -30,7 +30,7 @@ export interface SourceServiceDeps {
   log?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** Replaces the store (tests). */
   openStore?: () => SourceStore;
-  /** The scheduler's and the lease's clock (tests inject one); absent: Date.now. */
+  /** The scheduler's clock, for what is due (tests inject one); absent: Date.now. Leases, shared across processes, keep the wall clock. */
   now?: () => number;
 }
 
@@ -144,7 +144,7 @@ export class SourceService {
       watch: r.watch,
       created_at: r.created_at,
       updated_at: r.updated_at,
-      running: this.running.has(r.id) || (r.lease_owner !== null && (r.lease_expires ?? 0) > this.now()),
+      running: this.running.has(r.id) || (r.lease_owner !== null && (r.lease_expires ?? 0) > Date.now()),
       last_sync_at: r.last_sync_at,
       last_status: r.last_status,
       last_job_id: r.last_job_id,
@@ -264,7 +264,7 @@ export class SourceService {
   private startSync(id: string, why: SyncTrigger): Promise<SyncResult> | null {
     const store = this.use();
     const leaseMs = this.deps.config.SOURCES_LEASE_SECONDS * 1000;
-    if (!store.acquireLease(id, this.owner, leaseMs, this.now())) return null;
+    if (!store.acquireLease(id, this.owner, leaseMs)) return null;
     const source = store.get(id);
     if (!source) {
       store.releaseLease(id, this.owner);
@@ -278,7 +278,7 @@ export class SourceService {
     let lost = false;
     const renew = () => {
       if (this.closed || lost) return;
-      if (!store.acquireLease(id, this.owner, leaseMs, this.now())) {
+      if (!store.acquireLease(id, this.owner, leaseMs)) {
         // Expired and taken by another process (this one stalled past the lease): stop here.
         lost = true;
         controller.abort(toolError('CONFLICT', 'the source\'s sync lease was taken over by another process'));
@@ -388,7 +388,7 @@ export class SourceService {
     } catch {
       return;
     }
-    const now = this.now();
+    const now = Date.now();
     let retryAt = Infinity;
     for (const s of sources) {
       if (s.last_status !== 'running' || this.running.has(s.id)) continue;
@@ -415,13 +415,17 @@ export class SourceService {
       return; // the knowledge base is unavailable: nothing to schedule
     }
     const now = this.now();
+    const wall = Date.now();
     const live = new Set(sources.map((s) => s.id));
     for (const id of [...this.watching.keys()]) if (!live.has(id)) this.unwatch(id);
     for (const s of sources) {
       this.refreshWatch(s);
-      if (this.running.has(s.id) || (s.lease_owner && (s.lease_expires ?? 0) > now)) continue;
-      // Left running by a stopped process: resumeInterrupted() takes it once its lease is free.
-      if (s.last_status === 'running') continue;
+      if (this.running.has(s.id) || (s.lease_owner && (s.lease_expires ?? 0) > wall)) continue;
+      // Left running by a process that stopped (its lease expired): taken up now, schedule or not.
+      if (s.last_status === 'running') {
+        this.trigger(s.id, 'resume');
+        continue;
+      }
       const last = s.last_sync_at ? Date.parse(s.last_sync_at) : 0;
       const scheduled = c.SOURCES_SCHEDULER && s.sync_every !== null && (s.kind !== 'site' || c.SOURCES_SITE_SCHEDULE);
       if (scheduled && now - last >= s.sync_every! * 1000) {
