@@ -10,13 +10,18 @@
  * when it fits the budget's free room (or nothing else is open), in the background: ingestion
  * does not wait for the open, and the commits that land while it opens are caught up once it is
  * open (the catch-up diffs ids, so a commit half-seen by the open converges). A collection that
- * does not fit is refreshed instead: once commits to it pause (REFRESH_IDLE_MS, at most
- * REFRESH_MAX_DELAY_MS after the first unsaved one) its indexes are opened outside the cache,
- * caught up, persisted and let go, one collection at a time so the extra memory is one index.
+ * does not fit is refreshed instead, once commits to it pause (snapshot-refresher.ts).
  *
  * Honest readiness: `loading()` names the collections whose indexes are opening or catching up,
  * and `forSearch` waits for them at most SEARCH_LOAD_WAIT_MS, then answers 503 INDEX_LOADING with
  * Retry-After; the open goes on, and a later search finds it done.
+ *
+ * Why this size (about 390 lines of class): every method reads or changes one map of open entries
+ * (a promise, its persist timer, its bytes, its use order) whose invariants tie opening, applying
+ * a commit, catching up after a notice, persisting and evicting together: an entry replaced while
+ * an open or a catch-up awaits must be recognised by identity in each of them. Split across
+ * classes, each would need that map and its identity checks; what needs none of it has its own
+ * file (index-budget.ts: which entries go; snapshot-refresher.ts: collections not kept open).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +31,7 @@ import type { Bus } from '../redis/bus.ts';
 import { errorText } from '../util/error-text.ts';
 import { canCatchUp, CollectionIndexes, type CollectionIndexesOptions, type IndexStore } from './collection-index.ts';
 import { overBudget } from './index-budget.ts';
+import { SnapshotRefresher } from './snapshot-refresher.ts';
 import type { CollectionRecord, CommitResult, KbStoreApi } from './types.ts';
 
 /** Milliseconds after the last commit before a collection's indexes are written to disk. */
@@ -34,10 +40,6 @@ const PERSIST_DELAY_MS = 2_000;
 const PERSIST_MAX_DELAY_MS = 30_000;
 /** Notices about one collection arriving within this window are served by one catch-up. */
 const NOTICE_DEBOUNCE_MS = 75;
-/** A collection too large to keep open is refreshed on disk once its commits pause this long... */
-const REFRESH_IDLE_MS = 5_000;
-/** ...or at the latest this long after its first commit not in the snapshot. */
-const REFRESH_MAX_DELAY_MS = 120_000;
 /**
  * Bytes an open index takes per chunk, to judge whether a collection fits before opening it
  * (lexical arrays and postings; measured about 0.8-1.2 KB per chunk from 100k to 1M chunks).
@@ -89,11 +91,8 @@ export class IndexRegistry {
   private readonly indexes = new Map<string, OpenEntry>();
   /** Debounced collection notices, per open collection. */
   private readonly notices = new Map<string, { version: number; timer: NodeJS.Timeout | null }>();
-  /** Collections not kept open whose snapshot is behind: refreshed once their commits pause. */
-  private readonly dirty = new Map<string, { id: number; first: number; timer: NodeJS.Timeout | null }>();
-  /** One refresh at a time (each holds one collection's indexes outside the budget). */
-  private refreshing: Promise<void> = Promise.resolve();
-  private readonly stopRefresh = new AbortController();
+  /** Collections not kept open whose snapshot is behind: refreshed once their commits pause (snapshot-refresher.ts). */
+  private readonly behind: SnapshotRefresher;
   private bus: Bus | null = null;
   private stopNotices: (() => void) | null = null;
   /** Tells this instance's own collection notices from other processes' (LocalBus and Redis deliver to all). */
@@ -106,6 +105,13 @@ export class IndexRegistry {
   constructor(private readonly deps: IndexRegistryDeps) {
     this.openFn = deps.openIndexes ?? ((dir, c, store, opts) => CollectionIndexes.open(dir, c, store, opts));
     this.catchUpStore = canCatchUp(deps.store);
+    this.behind = new SnapshotRefresher({
+      store: deps.store,
+      open: this.openFn,
+      indexDir: (c) => this.indexDir(c),
+      isOpen: (name) => this.indexes.has(name),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
   }
 
   /** Subscribes to collection notices on `bus` (dropping the previous subscription) and publishes on it. */
@@ -201,7 +207,7 @@ export class IndexRegistry {
       indexes_loading: this.loading().length,
       indexes_approx_bytes: [...this.indexes.values()].reduce((n, o) => n + (o.value ? o.value.approxBytes : 0), 0),
       index_cache_max_bytes: this.budget(),
-      snapshots_behind: this.dirty.size,
+      snapshots_behind: this.behind.size,
     };
   }
 
@@ -269,7 +275,7 @@ export class IndexRegistry {
     const open = this.indexes.get(c.name);
     this.indexes.delete(c.name);
     if (open?.timer) clearTimeout(open.timer);
-    this.clearDirty(c.name);
+    this.behind.clear(c.name);
     this.publish(c, c.version, true);
     if (open) {
       const ix = await open.promise.catch(() => null);
@@ -286,10 +292,7 @@ export class IndexRegistry {
     this.stopNotices?.();
     for (const n of this.notices.values()) if (n.timer) clearTimeout(n.timer);
     this.notices.clear();
-    for (const d of this.dirty.values()) if (d.timer) clearTimeout(d.timer);
-    this.dirty.clear();
-    this.stopRefresh.abort();
-    await this.refreshing;
+    await this.behind.close();
     const open = [...this.indexes.entries()];
     this.indexes.clear();
     for (const [, o] of open) {
@@ -328,7 +331,7 @@ export class IndexRegistry {
     let open = this.entryOf(c);
     if (!open) {
       if (this.closed) return Promise.reject(toolError('SHUTTING_DOWN', 'The server is stopping'));
-      this.clearDirty(c.name);
+      this.behind.clear(c.name);
       const promise = this.openFn(this.indexDir(c), c, this.deps.store, { ...(this.deps.log ? { log: this.deps.log } : {}) });
       const entry: OpenEntry = { promise, timer: null, unsavedSince: null, collectionId: c.id, bytes: 0, openedBy: by, since: Date.now(), catchUps: 0 };
       open = entry;
@@ -369,7 +372,7 @@ export class IndexRegistry {
    * open; else its snapshot is refreshed once commits pause (see the file comment).
    */
   private keepFresh(c: CollectionRecord, mayOpen = true): void {
-    if (this.dirty.has(c.name)) return this.markDirty(c);
+    if (this.behind.has(c.name)) return this.behind.mark(c);
     let fits = this.indexes.size === 0;
     if (!fits && mayOpen) {
       let used = 0;
@@ -386,52 +389,7 @@ export class IndexRegistry {
       void this.open(c, 'commit').catch(() => undefined);
       return;
     }
-    this.markDirty(c);
-  }
-
-  private markDirty(c: CollectionRecord): void {
-    const now = Date.now();
-    let d = this.dirty.get(c.name);
-    if (!d) {
-      d = { id: c.id, first: now, timer: null };
-      this.dirty.set(c.name, d);
-    }
-    if (d.timer) clearTimeout(d.timer);
-    const delay = Math.max(0, Math.min(REFRESH_IDLE_MS, d.first + REFRESH_MAX_DELAY_MS - now));
-    d.timer = setTimeout(() => this.refresh(c.name), delay);
-    d.timer.unref();
-  }
-
-  private clearDirty(name: string): void {
-    const d = this.dirty.get(name);
-    if (d?.timer) clearTimeout(d.timer);
-    this.dirty.delete(name);
-  }
-
-  /** Opens a collection's indexes outside the cache, catches them up, persists them and lets them go. */
-  private refresh(name: string): void {
-    const d = this.dirty.get(name);
-    if (!d) return;
-    d.timer = null;
-    this.refreshing = this.refreshing.then(async () => {
-      // Still wanted? (opened meanwhile: its own persists keep it fresh; deleted; closing)
-      if (this.dirty.get(name) !== d || this.closed) return;
-      this.dirty.delete(name);
-      const c = this.deps.store.getCollection(name);
-      if (!c || c.id !== d.id || this.indexes.has(name)) return;
-      const started = performance.now();
-      try {
-        const ix = await this.openFn(this.indexDir(c), c, this.deps.store, {
-          ...(this.deps.log ? { log: this.deps.log } : {}),
-          signal: this.stopRefresh.signal,
-          persistAfterRebuild: false,
-        });
-        await ix.persist();
-        this.deps.log?.info({ event: 'kb.snapshot_refreshed', collection: name, version: ix.version, ms: Math.round(performance.now() - started) }, 'collection snapshot brought up to date (not kept open: KB_INDEX_CACHE_MB)');
-      } catch (err) {
-        if (!this.stopRefresh.signal.aborted) this.deps.log?.warn({ event: 'kb.snapshot_refresh_failed', collection: name, err: errorText(err) }, 'collection snapshot not refreshed; the next open catches up from SQLite');
-      }
-    });
+    this.behind.mark(c);
   }
 
   /**
