@@ -13,6 +13,15 @@
  *   bounded cache); id lists travel as one JSON parameter (json_each), whatever their length.
  * - Reads over a whole collection go in batches keyed by id (id > last), never OFFSET, so memory
  *   stays bounded and each batch is an index seek.
+ *
+ * Why this size (one class of about 830 lines): it is the one owner of a SQLite handle and of the
+ * statements prepared on it, and its methods are short (a statement or a transaction each). The
+ * transactions that matter cross tables (a document's commit writes its row, its chunks, their
+ * vectors, its history and the collection's version at once; a job's update reads and writes its
+ * row under the write lock), so a split by table would split them or pass the handle and the
+ * statements around; every method also maps SQLite failures to the same coded errors. What stands
+ * apart already has its file: the handle, liveness and integrity checks (db.ts), the schema and its
+ * migrations (migrations.ts).
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';

@@ -25,6 +25,14 @@
  * ids it holds; a sha256 trailer), loaded without re-tokenizing anything. Chunk ids are only
  * unique within one database, so a loader that names its database refuses a snapshot of another
  * (or of none: written before the identity existed).
+ *
+ * Why this size (one class of about 770 lines): the index is a handful of typed arrays (postings
+ * per term, per-slot lengths, ids and liveness, the shared term pool) that add, remove, compaction,
+ * scoring and the snapshot all read and write directly, in loops that run over every posting.
+ * Splitting them over classes would put an indirection into those loops or expose the arrays to
+ * several owners that must keep them consistent (a compaction renumbers slots under all of them).
+ * The parts that need only a read-only view have their own file: MaxScore pruning and block
+ * maxima (lexical-pruned.ts).
  */
 import { createHash } from 'node:crypto';
 import { toolError } from '../errors.ts';
