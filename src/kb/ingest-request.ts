@@ -28,7 +28,8 @@ export function checkRequest(req: AddDocumentsRequest): void {
   const urls = req.urls ?? [];
   const paths = req.paths ?? [];
   if (!Array.isArray(urls) || !Array.isArray(paths)) throw toolError('VALIDATION_ERROR', 'urls and paths must be lists');
-  if (urls.length === 0 && paths.length === 0 && !req.upload) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
+  const deletes = req.deletes ?? [];
+  if (urls.length === 0 && paths.length === 0 && !req.upload && deletes.length === 0) throw toolError('VALIDATION_ERROR', 'Nothing to ingest: give urls, paths or an upload');
   if (urls.length > MAX_URLS_PER_REQUEST) throw toolError('VALIDATION_ERROR', `At most ${MAX_URLS_PER_REQUEST} URLs per request`);
   if (paths.length > MAX_FILES_PER_REQUEST) throw toolError('VALIDATION_ERROR', `At most ${MAX_FILES_PER_REQUEST} paths per request`);
   if ((req.include || req.exclude) && paths.length === 0) throw toolError('VALIDATION_ERROR', 'include and exclude apply to paths: give paths with them');
@@ -47,6 +48,11 @@ export function urlItems(urls: readonly unknown[]): NewItem[] {
     items.push({ source: url, source_kind: 'url' });
   }
   return items;
+}
+
+/** A source sync's deletions (sources/sync.ts): items of the same job, after its documents, so they are counted, cancelled and resumed with it. */
+export function deleteItems(req: AddDocumentsRequest): NewItem[] {
+  return (req.deletes ?? []).map((d) => ({ source: d.source, source_kind: d.source_kind, delete: { document_id: d.document_id, reason: d.reason } }));
 }
 
 /** The upload's item: named by its filename, or by its content's hash when it has none. */
