@@ -220,6 +220,10 @@ export async function runStartup(): Promise<Section> {
         b.check(`http: compiled server <= ${GOAL_RATIO}x bare Fastify (issue 23)`, ratio <= GOAL_RATIO, `${round(ratio, 2)}x`);
       }
     }
+    b.note(
+      'Not on the path to the first /health 200: the language model loads right after the port opens (a detection before that loads it at once), ' +
+        "Swagger UI and the console's static files on their first request, the extractors and legacy-charset tables on first use.",
+    );
     if (BEFORE) b.note(`"before" is the checkout in ${BEFORE} (${beforeLabel(BEFORE)}), built there and run in the same rounds.`);
     b.note(`Load average at the end: ${os.loadavg().map((x) => round(x, 2)).join(', ')} on ${os.cpus().length} cores.`);
     return b.finish();
