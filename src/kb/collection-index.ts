@@ -184,7 +184,9 @@ export class CollectionIndexes {
     const sync = catchUpStore(store);
     const databaseId = store.databaseId?.() ?? null;
     let loaded = await loadSnapshot(dir, collection, databaseId, analyzer, opts.hnsw, opts.signal, sync !== null);
-    if (!loaded.ok && sync && loaded.reason !== 'no snapshot' && (await waitForWriter(sync, leaseKey(collection.id), opts.signal))) {
+    // 'no snapshot' too: a writer swapping its folder in leaves none for an instant, and a first
+    // snapshot being written is worth the wait (without a writer, waitForWriter returns at once).
+    if (!loaded.ok && sync && (await waitForWriter(sync, leaseKey(collection.id), opts.signal))) {
       // Read while another process was writing it: read again now that the write is over.
       loaded = await loadSnapshot(dir, collection, databaseId, analyzer, opts.hnsw, opts.signal, true);
     }
