@@ -185,3 +185,23 @@ t.test('clear() removes everything and reports the count; stats; eviction beyond
   t.equal(await store.clear(), 0);
   t.match(await store.stats(), { entries: 0, bytes: 0 });
 });
+
+t.test('a lexical index of another analyzer is rebuilt from the stored chunks and the folder rewritten', async (t) => {
+  const { dir, store } = await tmpStore(t);
+  const content = sha('analyzers');
+  const saved = await store.save('an1', { chunks: chunks(12), vectors: unitVectors(12, 8), embedderId: EMB, dimension: 8, contentSha256: content });
+  const before = JSON.parse(await fs.readFile(path.join(dir, 'an1', 'manifest.json'), 'utf8'));
+  t.equal(before.analyzer, saved.lexical.analyzer.signature);
+  const other = new IndexStore({ dir, analyzer: { stem: false } });
+  const loaded = await other.load('an1', { embedderId: EMB, dimension: 8, contentSha256: content });
+  t.ok(loaded, 'served');
+  t.not(loaded!.lexical.analyzer.signature, before.analyzer, 'built by the analyzer asked for');
+  t.same(loaded!.chunks, saved.chunks);
+  t.same(loaded!.searchDense(unitVectors(12, 8)[3], 1)[0]?.chunkIndex, 3, 'the dense index came along');
+  const after = JSON.parse(await fs.readFile(path.join(dir, 'an1', 'manifest.json'), 'utf8'));
+  t.equal(after.analyzer, loaded!.lexical.analyzer.signature, 'the folder now holds the new lexical index');
+  t.same((await fs.readdir(dir)), ['an1'], 'no temp or old folders left');
+  const again = await new IndexStore({ dir, analyzer: { stem: false } }).load('an1', { embedderId: EMB, dimension: 8, contentSha256: content });
+  t.same(again!.lexical.search('topic 3', 5), loaded!.lexical.search('topic 3', 5));
+  t.equal(JSON.parse(await fs.readFile(path.join(dir, 'an1', 'manifest.json'), 'utf8')).saved_at, after.saved_at, 'loaded as it is: not rewritten again');
+});
