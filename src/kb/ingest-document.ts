@@ -28,6 +28,7 @@ import type { Chunk, Embedder } from '../retrieval/types.ts';
 import { abortError } from '../util/abort.ts';
 import { errorText } from '../util/error-text.ts';
 import { readLocalFile, type LocalFileRef } from './local-files.ts';
+import { prefetchedBodies } from './sources/prefetched.ts';
 import type { CollectionRecord, CommitResult, DocumentVersion, ItemProgress, ItemStage, KbStoreApi, NewChunk, SourceKind } from './types.ts';
 
 export const EMBED_BATCH = 32;
@@ -160,7 +161,11 @@ export async function ingestDocument(deps: IngestDeps, src: IngestSource, opts: 
   // (a slow read of a big old version must not count as later than a quick read of the new one).
   const readSeq = src.readSeq ?? store.takeReadSeq?.() ?? null;
   let fetched: FetchedDocument;
-  if (src.kind === 'url') {
+  // A source sync that just downloaded this URL hands its body over (sources/prefetched.ts): one request per sync.
+  const prefetched = src.kind === 'url' ? prefetchedBodies.take(opts.collectionName, src.source) : null;
+  if (prefetched) {
+    fetched = { ...prefetched, source: src.source, url: src.source, fromCache: false };
+  } else if (src.kind === 'url') {
     deps.caches?.download.delete(src.source);
     fetched = await documents.fetch({ url: src.source }, ctx);
     // Kept out of the interactive tools' download cache: a job's downloads would crowd it out.

@@ -22,6 +22,7 @@ import type { JobRecord, KnowledgeBaseApi } from '../types.ts';
 import type { SyncCounts, SyncStatus } from '../../contract/source-schemas.ts';
 import type { SourceDocRow, SourceRow, SourceStore } from './source-store.ts';
 import { crawlSite, type CrawlSettings, type PreviousPage } from './site-crawler.ts';
+import { prefetchedBodies } from './prefetched.ts';
 
 export type Probe = (url: string, call: { headers: Record<string, string>; signal: AbortSignal }) => Promise<ProbeResponse>;
 
@@ -66,6 +67,8 @@ interface Plan {
   notes: string[];
   requests: number;
   notModified: number;
+  /** Folders: files whose content the walk read and hashed (size or mtime changed, or never seen). */
+  hashed?: number;
   /** A folder whose files are too many to name one by one: the job walks the folder itself. */
   folder?: { path: string; include?: string[]; exclude?: string[] };
 }
@@ -126,6 +129,7 @@ async function planFolder(source: SourceRow, known: Map<string, SourceDocRow>, s
   });
   const verdicts: Verdict[] = [];
   const seen = new Set<string>();
+  let hashed = 0;
   for (const f of files) {
     signal.throwIfAborted();
     const key = f.realpath;
@@ -139,6 +143,7 @@ async function planFolder(source: SourceRow, known: Map<string, SourceDocRow>, s
         verdicts.push({ key, kind: 'unchanged', rec: { ...rec, last_seen_sync: seq } });
         continue;
       }
+      hashed++;
       const hash = sha256(await readLocalFile(key, dirs, allowed.origin, maxBytes, { id: f.id }));
       if (rec?.document_id && rec.content_sha256 === hash) verdicts.push({ key, kind: 'unchanged', rec: { ...rec, stamp, last_seen_sync: seq } });
       else verdicts.push({ key, kind: 'ingest', isNew: !rec?.document_id, hash, etag: null, last_modified: null, stamp });
@@ -161,6 +166,7 @@ async function planFolder(source: SourceRow, known: Map<string, SourceDocRow>, s
     notes: [],
     requests: 0,
     notModified: 0,
+    hashed,
     // More files than a job may name: the job walks the folder (in parts) and skips unchanged content by hash.
     ...(toIngest > namedMax ? { folder: { path: s.path!, ...(s.include ? { include: s.include } : {}), ...(s.exclude ? { exclude: s.exclude } : {}) } } : {}),
   };
@@ -201,6 +207,8 @@ async function planUrls(source: SourceRow, known: Map<string, SourceDocRow>, seq
       continue;
     }
     if (v.kind === 'unchanged' && res.status === 304) notModified++;
+    // Its body goes to the job's ingestion: a changed URL is downloaded once per sync.
+    if (v.kind === 'ingest') prefetchedBodies.put(source.collection, key, res);
     verdicts.push(v);
   }
   const listed = new Set(urls);
@@ -280,6 +288,7 @@ async function planSite(source: SourceRow, known: Map<string, SourceDocRow>, seq
     if (rec?.document_id && hash && rec.content_sha256 === hash) {
       verdicts.push({ key, kind: 'unchanged', rec: { ...rec, etag: e.etag ?? null, last_modified: e.last_modified ?? null, last_seen_sync: seq } });
     } else {
+      if (e.body) prefetchedBodies.put(source.collection, key, { body: e.body, headers: e.content_type ? { 'content-type': e.content_type } : {}, final_url: key });
       verdicts.push({ key, kind: 'ingest', isNew: !rec?.document_id, hash, etag: e.etag ?? null, last_modified: e.last_modified ?? null, stamp: null });
     }
   }
@@ -348,6 +357,7 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
     try {
       job = await kb.addDocuments(source.collection, { ...req, ...(deletes.length > 0 ? { deletes } : {}), signal });
     } catch (err) {
+      if (source.kind !== 'folder') prefetchedBodies.forget(source.collection, ingest.keys());
       // The queue is full or storage failed: nothing ingested, nothing deleted; the next sync tries again.
       return { status: 'failed', counts: { ...counts, failed: counts.failed + ingest.size }, error: `sync job refused: ${errText(err)}`, notes, job_id: null };
     }
@@ -362,6 +372,8 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
       job = await kb.waitForJob(job.id, JOB_POLL_MS);
     }
     if (job.status === 'cancelled') cancelled = true;
+    // Bodies the job did not take (cancelled before it reached them) are not kept.
+    if (source.kind !== 'folder') prefetchedBodies.forget(source.collection, ingest.keys());
     const records: SourceDocRow[] = [];
     const removed: string[] = [];
     let notDeleted = 0;
@@ -417,6 +429,9 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
   }
   const status: SyncStatus = cancelled || signal.aborted ? 'cancelled' : counts.failed > 0 ? 'partial' : 'succeeded';
   const error = counts.failed > 0 ? `${counts.failed} document(s) failed (${counts.transient} transient, kept as they were)` : null;
-  deps.log?.info({ event: 'kb.source.synced', source: source.id, collection: source.collection, status, ...counts }, 'source synced');
+  deps.log?.info(
+    { event: 'kb.source.synced', source: source.id, collection: source.collection, status, ...counts, ...(plan.hashed !== undefined ? { files_seen: plan.verdicts.length, files_hashed: plan.hashed } : {}) },
+    'source synced',
+  );
   return { status, counts, error, notes, job_id: jobId };
 }
