@@ -54,6 +54,7 @@ export const BENCHMARKS: Benchmark[] = [
   { name: 'kb-jobs', file: 'kb-jobs.bench.ts', title: 'Ingestion job throughput', what: 'documents/s by path and by URL through the job runner', report: 'output', },
   { name: 'index-budget', file: 'index-budget.bench.ts', title: 'Index cache budget', what: 'memory with 200 collections, small vs unbounded KB_INDEX_CACHE_MB', report: 'output', },
   { name: 'site-crawl', file: 'site-crawl.bench.ts', title: 'Site crawl and no-change recrawl', what: 'a 1,000-page loopback site crawled twice: time and requests, the recrawl all 304s', report: 'output', },
+  { name: 'folder-sync', file: 'folder-sync.bench.ts', title: 'Folder source sync and no-change resync', what: 'a 10,000-file folder source synced twice: time and files read/hashed, the resync stat only', report: 'output', },
   { name: 'folder-walk', file: 'folder-walk.bench.ts', title: 'Folder walk event-loop delay', what: 'event-loop delay walking 50,000 files with ordinary and hostile globs', report: 'section', },
   { name: 'scale', file: 'scale.bench.ts', title: 'Scaling on Redis', what: 'ingestion with 1, 2, 4 workers and search with 1, 2 API processes', report: 'output', needs: 'redis-server (Debian)' },
 ];
