@@ -49,7 +49,6 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { diskCondition, storageError } from '../../util/fs-errors.ts';
 import { throwIfAborted } from '../../util/abort.ts';
-import { digestFile, type FileDigest } from '../../util/atomic-file.ts';
 import type { Chunk } from '../types.ts';
 import { DEFAULT_HNSW, type HnswParams } from './hnsw.ts';
 import { CollectionDenseIndex } from '../../kb/dense-index.ts';
@@ -64,62 +63,26 @@ import {
   deadLeftover,
   loadDense,
   loadLexical,
-  manifestChecksum,
   readManifest,
   removeSnapshotDir,
   sweepSnapshotLeftovers,
-  type ManifestFields,
-  type SnapshotManifest,
   type SweepReport,
 } from '../../kb/index-snapshot.ts';
 import { DocumentLexicalIndex } from '../document-lexical-index.ts';
 import { Analyzer, SERVER_ANALYZER, type AnalyzerOptions } from '../tokenizer.ts';
 import { DEFAULT_BM25_PARAMS, type Bm25Params } from '../bm25.ts';
-import { CHUNKS_FILE, readChunks, writeChunks } from './chunks-file.ts';
+import { CHUNKS_FILE, writeChunks } from './chunks-file.ts';
+import { LEGACY_META_FILE, readLegacyMeta, verifyLegacy } from './legacy-folder.ts';
+import { StoredIndex, chunkerVersionOf, documentFields, metaOf, readChunksChecked, type IndexExpectation, type IndexMeta, type LexicalSettings, type Rewrite, type Verdict } from './stored-index.ts';
 
 /** The folder format: the shared snapshot's (src/kb/index-snapshot.ts). */
 export const INDEX_FORMAT_VERSION = SNAPSHOT_FORMAT;
-/**
- * The per-document layout before the shared snapshot (2: a manifest checksum, chunks one per line,
- * pid-tagged temp folders; 3: the collection engine's dense index): 3 is read and rewritten, older
- * ones are refused and rebuilt from the document.
- */
-export const LEGACY_INDEX_FORMAT = 3;
-const LEGACY_META_FILE = 'meta.json';
+export { LEGACY_INDEX_FORMAT } from './legacy-folder.ts';
+export { StoredIndex, type IndexExpectation, type IndexMeta, type LexicalSettings } from './stored-index.ts';
 const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 export type { FileDigest } from '../../util/atomic-file.ts';
 export type { SweepReport } from '../../kb/index-snapshot.ts';
-
-/** What a stored index's manifest says, as the service reads it. */
-export interface IndexMeta {
-  format: number;
-  key: string;
-  embedderId: string | null;
-  dimension: number | null;
-  contentSha256: string;
-  chunkCount: number;
-  hnsw: (HnswParams & { space: 'cosine' }) | null;
-  createdAt: string;
-  /** The language the lexical index analyzed the document in (null: the default rules). */
-  language: string | null;
-  chunkerVersion: number | null;
-  files: Record<string, FileDigest>;
-}
-
-/** The analyzer (not bound to a language) and BM25 parameters a caller searches with. */
-export interface LexicalSettings {
-  analyzer: Analyzer;
-  bm25?: Partial<Bm25Params>;
-}
-
-export interface IndexExpectation {
-  embedderId: string | null;
-  dimension: number | null;
-  contentSha256: string;
-  /** Default: the store's (IndexStoreOptions). A stored lexical index of other settings is rebuilt from the chunks. */
-  lexical?: LexicalSettings;
-}
 
 export interface SaveData {
   chunks: Chunk[];
@@ -153,64 +116,6 @@ export interface IndexStoreStats {
   bytes: number;
   maxEntries: number;
 }
-
-/** A loaded (or freshly built) index; closing drops the native HNSW structure. */
-export class StoredIndex {
-  readonly key: string;
-  readonly chunks: Chunk[];
-  readonly meta: IndexMeta;
-  readonly lexical: DocumentLexicalIndex;
-  private hnsw: CollectionDenseIndex | null;
-  private closed = false;
-
-  constructor(key: string, chunks: Chunk[], meta: IndexMeta, hnsw: CollectionDenseIndex | null, lexical: DocumentLexicalIndex) {
-    this.key = key;
-    this.chunks = chunks;
-    this.meta = meta;
-    this.hnsw = hnsw;
-    this.lexical = lexical;
-  }
-
-  /** Whether the index holds vectors (built by meta.embedderId). */
-  get hasDense(): boolean {
-    return this.meta.embedderId !== null;
-  }
-
-  /** Rough memory held: vectors + graph links + chunk text (the lexical index is counted by its holder). */
-  get approxBytes(): number {
-    const text = this.chunks.reduce((n, c) => n + c.text.length * 2 + 200, 0);
-    return (this.hnsw?.approxBytes ?? 0) + text;
-  }
-
-  /**
-   * The k chunks nearest to an L2-normalised query vector, best first; score is cosine similarity.
-   * chunkIndex is the position in `chunks`. Throws when the index has no vectors or the query's
-   * dimension is wrong: a query must come from the index's own embedder.
-   */
-  searchDense(queryVector: ArrayLike<number>, k: number): Array<{ chunkIndex: number; score: number }> {
-    if (this.closed) throw new Error(`index ${this.key} is closed`);
-    if (!this.hasDense) throw new Error(`index ${this.key} is lexical-only (no embedder was available when it was built)`);
-    if (queryVector.length !== this.meta.dimension) {
-      throw new Error(`query vector has dimension ${queryVector.length}, index ${this.key} has ${this.meta.dimension}`);
-    }
-    if (!this.hnsw) return [];
-    return this.hnsw.search(queryVector, k).map((h) => ({ chunkIndex: h.id, score: h.score }));
-  }
-
-  close(): void {
-    this.closed = true;
-    this.hnsw = null;
-  }
-}
-
-/** A verified folder whose lexical index was rebuilt (older layout, other analyzer): written again. */
-interface Rewrite {
-  fields: ManifestFields;
-  chunks: FileDigest;
-  dense: { index: FileDigest; meta: FileDigest } | null;
-}
-
-type Verdict = { ok: true; index: StoredIndex; rewrite?: Rewrite } | { ok: false; remove: boolean; why: string };
 
 export class IndexStore {
   readonly dir: string;
@@ -440,58 +345,6 @@ export class IndexStore {
   }
 }
 
-function documentFields(
-  key: string,
-  d: {
-    contentSha256: string;
-    chunkerVersion: number | null;
-    language: string | null;
-    analyzer: string;
-    embedderId: string | null;
-    dimension: number | null;
-    hnsw: (HnswParams & { space: 'cosine' }) | null;
-    chunks: number;
-  },
-): ManifestFields {
-  return {
-    kind: 'document',
-    database_id: null,
-    collection_id: null,
-    version: null,
-    key,
-    content_sha256: d.contentSha256,
-    chunker_version: d.chunkerVersion,
-    language: d.language,
-    analyzer: d.analyzer,
-    embedder: d.embedderId,
-    dimension: d.dimension,
-    hnsw: d.hnsw,
-    chunks: d.chunks,
-  };
-}
-
-function metaOf(m: SnapshotManifest): IndexMeta {
-  return {
-    format: m.format,
-    key: m.key ?? '',
-    embedderId: m.embedder,
-    dimension: m.dimension,
-    contentSha256: m.content_sha256 ?? '',
-    chunkCount: m.chunks,
-    hnsw: m.hnsw,
-    createdAt: m.saved_at,
-    language: m.language ?? null,
-    chunkerVersion: m.chunker_version ?? null,
-    files: m.files,
-  };
-}
-
-/** The chunker version an index key names ("...-c3" or "...-c3-o<hash>"), or null. */
-function chunkerVersionOf(key: string): number | null {
-  const m = /-c(\d+)(?:-o[0-9a-f]{12})?$/.exec(key);
-  return m ? Number(m[1]) : null;
-}
-
 const sameParams = (a: Readonly<Bm25Params>, b: Readonly<Bm25Params>) => (Object.keys(b) as Array<keyof Bm25Params>).every((k) => a[k] === b[k]);
 
 async function verify(dir: string, key: string, expect: IndexExpectation, lex: LexicalSettings, signal?: AbortSignal): Promise<Verdict> {
@@ -543,115 +396,6 @@ async function verify(dir: string, key: string, expect: IndexExpectation, lex: L
     index: new StoredIndex(key, chunks, meta, hnsw, rebuilt),
     rewrite: { fields: { ...fields, language: rebuilt.language, analyzer: rebuilt.analyzer.signature }, chunks: chunksDigest, dense },
   };
-}
-
-/** The chunks file, checked against its digest and count while it is parsed; a string says why not. */
-async function readChunksChecked(dir: string, want: FileDigest, count: number, signal?: AbortSignal): Promise<Chunk[] | string> {
-  let chunks: Chunk[];
-  try {
-    const read = await readChunks(path.join(dir, CHUNKS_FILE), signal);
-    if (read.digest.bytes !== want.bytes || read.digest.sha256 !== want.sha256) return `${CHUNKS_FILE} truncated or corrupt`;
-    chunks = read.chunks;
-  } catch (err) {
-    if (signal?.aborted) throw err;
-    return `${CHUNKS_FILE} unreadable`;
-  }
-  if (chunks.length !== count || !chunks.every((c) => c && typeof c.text === 'string')) return `${CHUNKS_FILE} does not match the manifest`;
-  return chunks;
-}
-
-// ---- The previous layout (meta.json of format 3): verified as it was, then rewritten ----
-
-interface LegacyMeta {
-  format: number;
-  key: string;
-  embedderId: string | null;
-  dimension: number | null;
-  contentSha256: string;
-  chunkCount: number;
-  hnsw: (HnswParams & { space: 'cosine' }) | null;
-  createdAt: string;
-  files: Record<string, FileDigest>;
-  checksum?: string;
-}
-
-async function readLegacyRaw(dir: string): Promise<LegacyMeta | null> {
-  try {
-    const m = JSON.parse(await fs.readFile(path.join(dir, LEGACY_META_FILE), 'utf8')) as LegacyMeta;
-    const okNum = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0;
-    if (
-      !m ||
-      typeof m.checksum !== 'string' ||
-      m.checksum !== manifestChecksum(m) ||
-      typeof m.key !== 'string' ||
-      typeof m.contentSha256 !== 'string' ||
-      !okNum(m.chunkCount) ||
-      !(m.embedderId === null || typeof m.embedderId === 'string') ||
-      !(m.dimension === null || okNum(m.dimension)) ||
-      !m.files ||
-      typeof m.files !== 'object' ||
-      !m.files[CHUNKS_FILE]
-    ) {
-      return null;
-    }
-    return m;
-  } catch {
-    return null;
-  }
-}
-
-/** A legacy meta.json the store still reads (format 3), as IndexMeta; null for anything else. */
-async function readLegacyMeta(dir: string): Promise<IndexMeta | null> {
-  const m = await readLegacyRaw(dir);
-  if (!m || m.format !== LEGACY_INDEX_FORMAT) return null;
-  return { ...m, format: m.format, language: null, chunkerVersion: chunkerVersionOf(m.key) };
-}
-
-async function verifyLegacy(dir: string, key: string, expect: IndexExpectation, lex: LexicalSettings, signal?: AbortSignal): Promise<Verdict> {
-  const bad = (why: string): Verdict => ({ ok: false, remove: true, why });
-  const m = await readLegacyRaw(dir);
-  if (!m) return bad(`${MANIFEST_FILE} missing and no readable ${LEGACY_META_FILE}`);
-  if (m.format !== LEGACY_INDEX_FORMAT) return bad(`${LEGACY_META_FILE} of format ${m.format}: the document is indexed again`);
-  if (m.key !== key) return bad(`${LEGACY_META_FILE} names another key`);
-  if (m.contentSha256 !== expect.contentSha256) return bad('content hash differs');
-  if (m.embedderId !== expect.embedderId) return { ok: false, remove: false, why: 'built by another embedder' };
-  if (expect.dimension !== null && m.embedderId !== null && m.dimension !== expect.dimension) {
-    return bad('same embedder id, different dimension (the model files changed)');
-  }
-  for (const [name, digest] of Object.entries(m.files)) {
-    if (name === CHUNKS_FILE) continue; // checked while it is parsed, below
-    const actual = await digestFile(path.join(dir, name)).catch(() => null);
-    if (!actual || actual.bytes !== digest.bytes || actual.sha256 !== digest.sha256) return bad(`${name} missing or corrupt`);
-  }
-  const chunks = await readChunksChecked(dir, m.files[CHUNKS_FILE]!, m.chunkCount, signal);
-  if (typeof chunks === 'string') return bad(chunks);
-  let hnsw: CollectionDenseIndex | null = null;
-  let dense: Rewrite['dense'] = null;
-  if (m.embedderId !== null && m.chunkCount > 0) {
-    const index = m.files[DENSE_FILE];
-    const meta = m.files[DENSE_META_FILE];
-    if (!index || !meta || !m.hnsw || !m.dimension) return bad('dense index without its index file');
-    try {
-      hnsw = await CollectionDenseIndex.load(path.join(dir, DENSE_FILE), { embedderId: m.embedderId, dimension: m.dimension, params: { ef: m.hnsw.ef } });
-    } catch {
-      return bad('index file unreadable');
-    }
-    if (hnsw.size !== m.chunkCount) return bad('index holds another number of vectors');
-    dense = { index, meta };
-  }
-  const lexical = await DocumentLexicalIndex.forDocument(chunks, lex.analyzer, lex.bm25, signal);
-  const fields = documentFields(key, {
-    contentSha256: m.contentSha256,
-    chunkerVersion: chunkerVersionOf(key),
-    language: lexical.language,
-    analyzer: lexical.analyzer.signature,
-    embedderId: m.embedderId,
-    dimension: m.embedderId === null ? null : m.dimension,
-    hnsw: m.embedderId === null ? null : m.hnsw,
-    chunks: m.chunkCount,
-  });
-  const meta: IndexMeta = { ...m, language: lexical.language, chunkerVersion: fields.chunker_version };
-  return { ok: true, index: new StoredIndex(key, chunks, meta, hnsw, lexical), rewrite: { fields, chunks: m.files[CHUNKS_FILE]!, dense } };
 }
 
 function validateSave(data: SaveData, params: HnswParams): void {
