@@ -62,3 +62,27 @@ t.test("cancelling a sync's job cancels its deletions; the next sync does them",
   t.equal(after.total, 200);
   t.equal(after.items.filter((d: { source: string }) => path.basename(d.source).startsWith('old-')).length, 0);
 });
+
+t.test('more gone documents than one job may hold: deleted over the next syncs, none refused', async (t) => {
+  const root = fs.realpathSync(tempDir(t, 'src-many-gone-'));
+  for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, `n-${i}.md`), `# N ${i}\nNote ${i} about slate.\n`);
+  // A queue of 4: a sync's job takes at most 2 deletion steps.
+  const app = await buildTestApp(t, { env: { ALLOWED_DIRS: root, SOURCES_WATCH: 'false', SOURCES_SCHEDULER: 'false', INGEST_QUEUE_MAX: '4' } });
+  const added = await app.inject({ method: 'POST', url: '/v1/collections/cx/sources', payload: { kind: 'folder', path: root } });
+  t.equal(added.statusCode, 201, added.body);
+  const id = added.json().id as string;
+  let s = await settled(app, id, null);
+  t.match(s.counts, { new: 5, failed: 0 }, JSON.stringify(s));
+  for (let i = 0; i < 5; i++) fs.rmSync(path.join(root, `n-${i}.md`));
+  const gone: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const before = s.last_sync_at;
+    t.equal((await app.inject({ method: 'POST', url: `/v1/collections/cx/sources/${id}/sync` })).statusCode, 202);
+    s = await settled(app, id, before);
+    t.equal(s.last_status, 'succeeded', JSON.stringify(s));
+    gone.push(s.counts.gone!);
+    if (round === 0) t.match(s.notes.join('\n'), /3 more gone document\(s\) are left for the next sync/);
+  }
+  t.same(gone, [2, 2, 1], 'two per sync, then the last one');
+  t.equal((await app.inject('/v1/collections/cx/documents')).json().total, 0);
+});

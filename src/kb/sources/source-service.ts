@@ -5,9 +5,10 @@
  *
  * One sync of a source runs at a time across processes: a sync first takes the source's lease
  * (source-store.ts), renews it while it runs and releases it at the end; a process that dies
- * mid-sync leaves a lease that expires after SOURCES_LEASE_SECONDS. The ingestion itself is a job
- * of the knowledge base's runner, which resumes after a restart like any job; the walk and the
- * deletions are idempotent, so the next sync completes what an interrupted one left.
+ * mid-sync leaves a lease that expires after SOURCES_LEASE_SECONDS. A sync's documents and its
+ * deletions are one job of the knowledge base's runner, which resumes after a restart like any
+ * job; once the dead process's lease expires, the sync is taken up again here (resumeInterrupted):
+ * it waits for that job, then reconciles what it left (the walk and the deletions are idempotent).
  */
 import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';

@@ -333,10 +333,15 @@ async function apply(source: SourceRow, plan: Plan, known: Map<string, SourceDoc
 
   // Gone keys with a document are deleted by the job (one step each, its reason in the document's
   // history); those without one (never ingested) only lose their record.
-  const deletes = plan.gone.flatMap((g) => {
+  const allDeletes = plan.gone.flatMap((g) => {
     const id = known.get(g.key)?.document_id;
     return id ? [{ source: g.key, source_kind: source.kind === 'folder' ? ('path' as const) : ('url' as const), document_id: id, reason: g.reason }] : [];
   });
+  // The job's steps must fit the ingestion queue beside its documents: a sync that finds more
+  // gone than fit deletes the first ones and leaves the rest known, for the next sync.
+  const room = Math.max(0, Math.floor(deps.config.INGEST_QUEUE_MAX / 2) - (plan.folder ? 0 : ingest.size));
+  const deletes = allDeletes.slice(0, room);
+  if (allDeletes.length > deletes.length) notes.push(`${allDeletes.length - deletes.length} more gone document(s) are left for the next sync (INGEST_QUEUE_MAX bounds one job)`);
   store.removeDocuments(
     source.id,
     plan.gone.filter((g) => !known.get(g.key)?.document_id).map((g) => g.key),
