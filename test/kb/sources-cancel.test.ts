@@ -1,7 +1,8 @@
 /**
  * Cancelling a sync's job stops its deletions too: they are the job's last steps, so a cancel
  * while its documents run leaves the gone documents in place (counted as not deleted, the job's
- * deletion steps cancelled) and the next sync deletes them. Through REST (app.inject).
+ * deletion steps cancelled) and the next sync deletes them. More gone documents than one job may
+ * hold are deleted over the next syncs, none refused. Through REST (app.inject).
  */
 import fs from 'node:fs';
 import path from 'node:path';
