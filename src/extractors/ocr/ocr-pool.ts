@@ -96,6 +96,10 @@ interface Slot {
   langs: string;
   /** Pixels of the images it has read (the engine's memory grows with them). */
   pixels: number;
+  /** Past RECYCLE_AFTER_PIXELS: a replacement is starting; this worker serves jobs until it is ready. */
+  retiring: boolean;
+  /** The replacement is ready: this worker is terminated as soon as it is idle. */
+  replaced: boolean;
 }
 
 const requireHere = createRequire(import.meta.url);
@@ -105,7 +109,11 @@ export function defaultLangPath(): string {
 }
 
 export const DEFAULT_PSM = '3';
-/** Image pixels a worker reads before it is replaced (about six 300-dpi Letter pages). */
+/**
+ * Image pixels a worker reads before it is replaced (about six 300-dpi Letter pages). The
+ * replacement starts beside it and the old worker keeps serving jobs until the new one is ready,
+ * so no job waits for a worker start because of recycling (one extra worker's memory, briefly).
+ */
 export const RECYCLE_AFTER_PIXELS = 50_000_000;
 
 /** Pixels of an encoded image from its header; 0 when unknown. */
@@ -297,7 +305,8 @@ export class OcrPool {
     }
   }
 
-  #startWorker(): void {
+  /** Starts a worker; with `replacing`, the worker it takes over from once it is ready. */
+  #startWorker(replacing?: Slot): void {
     this.#starting++;
     const start = this.#startChain.then(() => this.#spawn());
     this.#startChain = start.catch(() => undefined);
@@ -309,7 +318,11 @@ export class OcrPool {
           return;
         }
         this.#started++;
-        const slot: Slot = { worker, job: null, dead: false, psm: null, langs: this.#languages.join('+'), pixels: 0 };
+        if (replacing && !replacing.dead) {
+          replacing.replaced = true;
+          if (!replacing.job) this.#discard(replacing, null);
+        }
+        const slot: Slot = { worker, job: null, dead: false, psm: null, langs: this.#languages.join('+'), pixels: 0, retiring: false, replaced: false };
         this.#slots.add(slot);
         // A crashed worker thread would leave its job pending forever; fail it and drop the slot.
         const thread = (worker as unknown as { worker?: { on?: (ev: string, fn: () => void) => void } }).worker;
@@ -323,6 +336,8 @@ export class OcrPool {
       },
       (err) => {
         this.#starting--;
+        // The worker it was to replace carries on (and tries again after its next job).
+        if (replacing) replacing.retiring = false;
         // Nothing can run without a worker: fail what is waiting rather than letting it hang.
         const e = toolError('MODEL_UNAVAILABLE', `OCR engine failed to start: ${errorText(err)}`, err);
         if (this.#slots.size + this.#starting === 0) for (const job of this.#queue.splice(0)) this.#settle(job, e);
@@ -438,7 +453,9 @@ export class OcrPool {
             slot.psm = psm;
           }),
     );
-    const output = job.mode === 'normalize' ? { text: false, blocks: false, imageColor: true } : { text: true, blocks: true };
+    // Words come from the TSV (one line per word with its box and confidence): the blocks tree
+    // would carry every symbol and its choices too, serialised to JSON and parsed per page.
+    const output = job.mode === 'normalize' ? { text: false, blocks: false, imageColor: true } : { text: true, tsv: true };
     ready
       .then(() => slot.worker.recognize(job.image, {}, output))
       .then(
@@ -456,8 +473,12 @@ export class OcrPool {
           }
           slot.pixels += imagePixels(job.image);
           // The engine's WebAssembly memory only grows: a worker that has read many large pages
-          // is replaced (a fresh start costs well under a second) to keep memory bounded.
-          if (slot.pixels > RECYCLE_AFTER_PIXELS) this.#discard(slot, null);
+          // is replaced to keep memory bounded, its replacement started while it keeps working.
+          if (slot.pixels > RECYCLE_AFTER_PIXELS && !slot.retiring && !this.#closed) {
+            slot.retiring = true;
+            this.#startWorker(slot);
+          }
+          if (slot.replaced) this.#discard(slot, null);
           else this.#idle.push(slot);
           this.#pump();
         },
@@ -466,7 +487,8 @@ export class OcrPool {
           if (slot.dead) return;
           slot.job = null;
           this.#settle(job, toolError('PROCESSING_ERROR', `OCR failed: ${errorText(err)}`, err));
-          this.#idle.push(slot);
+          if (slot.replaced) this.#discard(slot, null);
+          else this.#idle.push(slot);
           this.#pump();
         },
       );
@@ -528,20 +550,38 @@ interface TesseractPage {
   text?: string;
   confidence?: number;
   blocks?: Array<{ paragraphs?: Array<{ lines?: Array<{ words?: TesseractWord[] }> }> }> | null;
+  /** Tesseract's TSV: level, page, block, paragraph, line, word, left, top, width, height, conf, text. */
+  tsv?: string | null;
+}
+
+/** The words of a TSV reading (level 5 rows), in reading order. */
+function tsvWords(tsv: string): TesseractWord[] {
+  const out: TesseractWord[] = [];
+  for (const row of tsv.split('\n')) {
+    if (!row.startsWith('5\t')) continue;
+    const f = row.split('\t');
+    if (f.length < 12) continue;
+    const top = Number(f[7]);
+    // Whole-number confidences, as the blocks tree reports them (the TSV has the decimals too).
+    out.push({ text: f.slice(11).join('\t'), confidence: Math.trunc(Number(f[10])), bbox: { y0: top, y1: top + Number(f[9]) } });
+  }
+  return out;
 }
 
 /** Words with confidence > 0 (tesseract's 0 marks non-text noise) and their mean confidence. */
 export function toOcrResult(page: TesseractPage): OcrResult {
   const words: OcrWord[] = [];
   const heights: number[] = [];
+  const add = (w: TesseractWord) => {
+    const text = w.text.trim();
+    if (text && w.confidence > 0) words.push({ text, confidence: Math.round(w.confidence * 100) / 100 });
+    if (text && w.confidence > 50 && w.bbox) heights.push(w.bbox.y1 - w.bbox.y0);
+  };
+  if (typeof page.tsv === 'string') for (const w of tsvWords(page.tsv)) add(w);
   for (const block of page.blocks ?? []) {
     for (const para of block.paragraphs ?? []) {
       for (const line of para.lines ?? []) {
-        for (const w of line.words ?? []) {
-          const text = w.text.trim();
-          if (text && w.confidence > 0) words.push({ text, confidence: Math.round(w.confidence * 100) / 100 });
-          if (text && w.confidence > 50 && w.bbox) heights.push(w.bbox.y1 - w.bbox.y0);
-        }
+        for (const w of line.words ?? []) add(w);
       }
     }
   }
