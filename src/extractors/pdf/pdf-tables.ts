@@ -48,6 +48,8 @@ const MAX_ROW_GAP_EM = 2.2;
 const MIN_COLUMN_GAP_EM = 0.5;
 /** Share of segments of multi-cell lines that must sit in exactly one column. */
 const MIN_FITTING_SHARE = 0.75;
+/** Rules a ruled table needs at least (a grid of 3 x 3 lines). */
+export const MIN_TABLE_RULES = 6;
 /** Rules closer than this (device units) are the same line; crossings within it connect. */
 const RULE_TOLERANCE = 2;
 
@@ -344,7 +346,7 @@ interface Grid {
 export function findRuledTables(lines: Box[][], rules: Rule[]): { tables: PdfTable[]; used: Set<Box> } {
   const tables: PdfTable[] = [];
   const used = new Set<Box>();
-  if (rules.length < 6) return { tables, used };
+  if (rules.length < MIN_TABLE_RULES) return { tables, used };
   const boxes = lines.flat();
   for (const grid of findGrids(rules)) {
     const table = gridTable(grid, boxes.filter((b) => !used.has(b)));

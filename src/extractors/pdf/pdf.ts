@@ -17,7 +17,8 @@ import { extractedPdfTables } from './pdf-table-output.ts';
 import type { PdfTable } from './pdf-tables.ts';
 import { loadPdf, pageHasVisualContent, PdfPasswordError, type LoadedPdf, type PdfDocument, type PdfPage } from './pdf-render.ts';
 import { ocrPageCanvas, type OcrCanvasContext } from './ocr-page-canvas.ts';
-import { RawPdf } from './pdf-raw-objects.ts';
+import { RawPdf, type PdfRef } from './pdf-raw-objects.ts';
+import { mayHaveRules } from './pdf-rule-hint.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
 import { rebalancePageTree } from './pdf-page-tree.ts';
 import { DEFAULT_PDF_MAX_PAGES, pageLimitMarker } from './pdf-page-limit.ts';
@@ -62,6 +63,8 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
     const texts: string[] = [];
     const pageTables: PdfTable[][] = [];
     let ruledPages = 0;
+    /** The opened file's raw objects: whether a page can hold ruled tables is read from its content first. */
+    let rawOpened: RawPdf | null = null;
     let ocrCandidates: number[] = [];
     /** Pages without text whose images or paths decide whether they are OCR'd (checked on the full document). */
     const visualChecks: number[] = [];
@@ -80,7 +83,8 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
       let page: PdfPage | null = null;
       try {
         page = await doc.getPage(n);
-        const layout = await pageLayout(page, pdfjs, () => ruledPages++ < MAX_RULED_PAGES);
+        const ref = (page as unknown as { ref?: PdfRef | null }).ref;
+        const layout = await pageLayout(page, pdfjs, () => mayHaveRules((rawOpened ??= new RawPdf(bytes)), ref) && ruledPages++ < MAX_RULED_PAGES);
         const text = layout.text;
         texts.push(text);
         pageTables[n - 1] = layout.tables;
@@ -235,9 +239,9 @@ async function openPdf(input: ExtractInput, opts: { textOnly?: boolean }): Promi
 }
 
 /**
- * Text and tables of a page's text layer. Ruling lines are read only for pages with gapped lines,
- * MAX_RULED_PAGES per document; the text pass's document lists operators without its images, so
- * no image is decoded for them.
+ * Text and tables of a page's text layer. Ruling lines are read only for pages with gapped lines
+ * whose content may draw a ruled table (pdf-rule-hint.ts), MAX_RULED_PAGES per document; the text
+ * pass's document lists operators without its images, so no image is decoded for them.
  */
 async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules: () => boolean): Promise<PageLayout> {
   const viewport = page.getViewport({ scale: 1 });
