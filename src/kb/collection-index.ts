@@ -42,6 +42,14 @@
  * the one lock every process on the volume already shares, so no Redis and no lock files (which
  * need stale detection by pid or mtime that a shared volume makes unreliable). A reader that finds
  * a mismatched snapshot while another process holds the lease waits for it and reads once more.
+ *
+ * Why this size (a class of about 460 lines): the lexical and the dense index of a collection must
+ * stay at one version together, so opening (snapshot or rebuild), applying a commit, catching up,
+ * removing chunks and persisting all run through one ordered queue over the same two indexes and
+ * the same version and persisted-version fields; split apart, each piece would need that queue
+ * and those fields to keep a snapshot from mixing two versions. The snapshot format itself
+ * (index-snapshot.ts), each index (lexical-index.ts, dense-index.ts) and the choice of what to
+ * keep open (index-registry.ts) have their own files.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
