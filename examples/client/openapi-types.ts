@@ -2135,7 +2135,11 @@ export interface operations {
                             context?: {
                                 kind: "section" | "neighbors";
                                 text: string;
-                                chunk_ids: number[];
+                                /** @description The chunks the context is made of, in order (chunk_index in the same document) */
+                                chunk_indexes: number[];
+                                /** @description search_collection: the same chunks by chunk_id */
+                                chunk_ids?: number[];
+                                /** @description Something of the section or the neighbours was left out to keep within context_chars */
                                 truncated: boolean;
                             };
                         }[];
@@ -3408,6 +3412,9 @@ export interface operations {
                                 text: string;
                                 /** @description The chunks the context is made of, in order (chunk_index in the same document) */
                                 chunk_indexes: number[];
+                                /** @description search_collection: the same chunks by chunk_id */
+                                chunk_ids?: number[];
+                                /** @description Something of the section or the neighbours was left out to keep within context_chars */
                                 truncated: boolean;
                             };
                         }[];
