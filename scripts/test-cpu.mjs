@@ -17,7 +17,6 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '..');
-const require = createRequire(path.join(root, 'package.json'));
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const i = args.indexOf(name);
