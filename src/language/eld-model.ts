@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../project-root.ts';
 
 export type Eld = typeof import('eld/small').eld;
@@ -59,17 +59,27 @@ function fromTable(createEld: CreateEld, table: unknown): Eld {
 
 const detectorFile = () => path.join(eldDir(), 'src', 'languageDetector.js');
 
-function loadSync(): Eld {
+/**
+ * The model from the JSON copy's text (undefined: no build), else eld's own module. Always
+ * through require(): a detection's synchronous load and the warm-up may meet, and a require() of
+ * an ES module that an import() is still loading throws (ERR_REQUIRE_CYCLE_MODULE) instead of
+ * waiting, so the two must not use different loaders.
+ */
+function loadFrom(text: string | undefined): Eld {
   const req = createRequire(import.meta.url);
+  const table = matchingTable(text);
+  if (table !== undefined) return fromTable((req(detectorFile()) as { createEld: CreateEld }).createEld, table);
+  return (req(fileURLToPath(import.meta.resolve('eld/small'))) as typeof import('eld/small')).eld;
+}
+
+function loadSync(): Eld {
   let text: string | undefined;
   try {
     text = readFileSync(ELD_JSON_FILE, 'utf8');
   } catch {
-    // no build: eld's own module below
+    // no build: eld's own module
   }
-  const table = matchingTable(text);
-  if (table !== undefined) return fromTable((req(detectorFile()) as { createEld: CreateEld }).createEld, table);
-  return (req(fileURLToPath(import.meta.resolve('eld/small'))) as typeof import('eld/small')).eld;
+  return loadFrom(text);
 }
 
 /** The model, loaded now if nothing loaded it yet. */
@@ -91,13 +101,7 @@ export function warmLanguageModel(): Promise<void> {
   warming ??= (async () => {
     if (model) return;
     const text = await readFile(ELD_JSON_FILE, 'utf8').catch(() => undefined);
-    if (model) return;
-    const table = matchingTable(text);
-    const loaded =
-      table !== undefined
-        ? fromTable(((await import(pathToFileURL(detectorFile()).href)) as { createEld: CreateEld }).createEld, table)
-        : (await import('eld/small')).eld;
-    model ??= loaded;
+    model ??= loadFrom(text);
   })().catch(() => undefined);
   return warming;
 }
