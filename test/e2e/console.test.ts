@@ -7,7 +7,8 @@
  * generated BEIR set (the lexical numbers are checked against the server's own metric functions
  * over the same API answers), delete a document; then a server without models, where only the
  * lexical variant is pre-selected, the others disabled with the server's reason, and rerank is
- * not pre-checked on the Search page. Every request the page makes
+ * not pre-checked on the Search page; and a folder source added, resynced after a file is deleted
+ * on disk and removed in a collection's Sources panel. Every request the page makes
  * goes to the console's files or the public API. Screenshots of each page go to test-results/e2e/.
  * Run with `npm run test:e2e` (after `npm run build`, which builds the console into dist/console).
  */
@@ -415,5 +416,52 @@ t.test('a server without models: only lexical is pre-selected, the other variant
   t.equal(stages[0], 'load', 'a URL search starts with loading the document');
   t.ok(stages.includes('lexical'));
   await shot(page, '12-search-url');
+  t.same(offenders, [], 'only the console and the public API');
+});
+
+t.test("a folder source in the collection's Sources panel: add (first sync), a file deleted on disk, Sync, Remove", async (t) => {
+  const folder = temp(t, 'e2e-source-');
+  const { writeFileSync, unlinkSync, realpathSync } = await import('node:fs');
+  const notes = { 'heron.md': '# Herons\n\nA grey heron waits motionless in the shallows for fish.', 'kiln.md': '# Kilns\n\nA brick kiln fires clay pots at a thousand degrees.', 'tide.md': '# Tides\n\nSpring tides follow the new and the full moon.' };
+  for (const [name, text] of Object.entries(notes)) writeFileSync(path.join(folder, name), text);
+  const dir = realpathSync(folder);
+  // Watching and the scheduler off: after the first sync only the panel's Sync button syncs.
+  const { origin } = await startServer(t, { MODELS_DIR: temp(t, 'e2e-no-models-'), ALLOWED_DIRS: dir, SOURCES_WATCH: 'false', SOURCES_SCHEDULER: 'false' });
+  await api(origin, 'POST', '/v1/collections', { name: 'notes' }, '');
+  const page = await browser.newPage();
+  t.teardown(() => page.close());
+  page.setDefaultTimeout(STEP);
+  const offenders = watchRequests(page, origin);
+  await page.goto(`${origin}/console/#/collections/notes`);
+  const panel = page.getByTestId('sources-panel');
+  await panel.waitFor();
+  t.match(await panel.textContent(), /No sources/, 'an empty panel says what a source is for');
+
+  await page.getByLabel('Kind').selectOption('folder');
+  await page.getByLabel('Folder path').fill(dir);
+  await panel.getByRole('button', { name: 'Add source' }).click();
+  const row = page.getByTestId('source-row');
+  await row.filter({ hasText: '3 new' }).waitFor({ timeout: WAIT });
+  t.match(await row.textContent(), /folder/);
+  t.match(await row.textContent(), new RegExp(dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'the row names the folder');
+  t.match(await row.textContent(), /succeeded/, 'the first sync succeeded');
+  const docs = await api<{ items: { filename: string | null }[] }>(origin, 'GET', '/v1/collections/notes/documents', undefined, '');
+  t.same(docs.items.map((d) => d.filename).sort(), ['heron.md', 'kiln.md', 'tide.md'], 'the API agrees: three documents');
+  await shot(page, '13-sources-first-sync');
+
+  unlinkSync(path.join(dir, 'kiln.md'));
+  await row.getByRole('button', { name: 'Sync' }).click();
+  await row.filter({ hasText: '1 gone' }).waitFor({ timeout: WAIT });
+  t.match(await row.textContent(), /0 new, 0 changed, 2 unchanged, 1 gone/, 'the resync deleted the gone file and skipped the rest');
+  const after = await api<{ items: { filename: string | null }[] }>(origin, 'GET', '/v1/collections/notes/documents', undefined, '');
+  t.same(after.items.map((d) => d.filename).sort(), ['heron.md', 'tide.md'], 'the deleted file left the collection');
+  const search = await api<{ results: { text: string }[] }>(origin, 'POST', '/v1/collections/notes/search', { query: 'brick kiln clay', min_confidence: 'none' }, '');
+  t.notOk(search.results.some((r) => /kiln/i.test(r.text)), 'and is no longer searchable');
+  await shot(page, '14-sources-resync');
+
+  await row.getByRole('button', { name: 'Remove' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="source-row"]').length === 0);
+  const sources = await api<{ total: number }>(origin, 'GET', '/v1/collections/notes/sources', undefined, '');
+  t.equal(sources.total, 0, 'the API agrees: no sources left');
   t.same(offenders, [], 'only the console and the public API');
 });
