@@ -32,6 +32,11 @@
  *   After a pages/bytes limit, or a cancellation, previous pages without an event were simply
  *   not reached: keep them.
  * Cancellation (opts.signal) ends the iteration without further events.
+ *
+ * Why one class of about 400 lines (Crawl): the frontier, the per-host queues and delays, the
+ * robots cache, the seen set and the limits (pages, bytes, depth) are one crawl's state that every
+ * fetch reads and changes; the pure parts are already their own modules (robots.ts, sitemap.ts,
+ * url-normalize.ts, link-extract.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isToolError, toolError } from '../../errors.ts';

@@ -9,6 +9,14 @@
  * deletions are one job of the knowledge base's runner, which resumes after a restart like any
  * job; once the dead process's lease expires, the sync is taken up again here (resumeInterrupted):
  * it waits for that job, then reconciles what it left (the walk and the deletions are idempotent).
+ *
+ * Why one class of about 400 lines: the calls (add, update, remove, sync) and the three triggers
+ * (schedule tick, file watch, resumption after a dead process) share one piece of state, the map of
+ * this process's running syncs with their leases, timers and watchers, and every path must see the
+ * same map to keep "one sync of a source at a time". Split by trigger, each file would take that
+ * map and the lease rules as parameters; what is separate without it already lives apart (the
+ * store in source-store.ts, the reconcile in sync.ts, a deletion step in delete-step.ts, the
+ * crawler in site-crawler.ts).
  */
 import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
