@@ -64,6 +64,7 @@ import { CollectionLexicalIndex, type LexicalChunk } from './lexical-index.ts';
 import { CollectionDenseIndex } from './dense-index.ts';
 import { DENSE_FILE, LEXICAL_FILE, SnapshotFault, SnapshotWriter, loadDense, loadLexical, readManifest, sweepOnce, type SnapshotManifest } from './index-snapshot.ts';
 import type { CollectionRecord, CommitResult, KbStoreApi } from './types.ts';
+import { pidRunning } from './db.ts';
 
 /**
  * 1: manifest + lexical.bin + dense.hnsw. 2: every file carries the database id. 4: the shared
@@ -726,12 +727,24 @@ function leaseKey(collectionId: number): string {
 
 /** Waits (bounded) while another process holds the snapshot lease; true when one did. */
 async function waitForWriter(store: CatchUpStore, key: string, signal?: AbortSignal): Promise<boolean> {
-  if (store.leaseHolder(key) === null) return false;
+  const holder = store.leaseHolder(key);
+  // A writer killed mid-write (kill -9) leaves its lease until the TTL: not worth waiting for.
+  if (holder === null || !holderMayRun(holder)) return false;
   const until = Date.now() + LEASE_WAIT_MS;
   while (store.leaseHolder(key) !== null && Date.now() < until) {
     await sleep(50, undefined, signal ? { signal } : {});
   }
   return true;
+}
+
+/**
+ * Whether a lease owner (`host:pid:random`, see `owner`) may still be running: false only for an
+ * owner on this host whose pid is gone. Another host's owner, or a malformed name, may run.
+ */
+function holderMayRun(owner: string): boolean {
+  const [host, pid] = owner.split(':');
+  if (host !== os.hostname() || !/^\d+$/.test(pid ?? '')) return true;
+  return pidRunning(Number(pid));
 }
 
 /**

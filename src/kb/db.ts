@@ -81,7 +81,8 @@ interface HandleRow {
   value: string;
 }
 
-function pidRunning(pid: number): boolean {
+/** Whether a process with this pid runs (EPERM: it exists but is someone else's). */
+export function pidRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

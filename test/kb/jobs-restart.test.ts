@@ -65,7 +65,9 @@ t.test('a job killed mid-way is resumed after a restart and finishes', async (t)
   t.ok(fs.existsSync(path.join(dataDir, 'kb', 'uploads', jobId, '2')), 'the upload is spooled on disk');
 
   stall.on = false;
-  const { kb } = await startKb(t, { DATA_DIR: dataDir }, {}, server);
+  // Searches below wait for the index however long a loaded machine takes to open it (the default
+  // SEARCH_LOAD_WAIT_MS answers INDEX_LOADING after 3 s; that bound is tested in ready-route).
+  const { kb } = await startKb(t, { DATA_DIR: dataDir, SEARCH_LOAD_WAIT_MS: '120000' }, {}, server);
   const t1 = Date.now();
   const job = await kb.waitForJob(jobId, 60_000);
   t.comment(`resumed job ended after ${Date.now() - t1} ms`);
