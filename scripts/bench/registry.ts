@@ -8,6 +8,12 @@
  * checks); `report: 'output'` ones print their own tables and the runner records what they
  * printed as their section. Either way a rerun replaces only that benchmark's section.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const BENCH_FOLDER = import.meta.dirname;
+const ROOT = path.resolve(BENCH_FOLDER, '..', '..');
+
 export interface Benchmark {
   name: string;
   file: string;
@@ -66,4 +72,21 @@ export const SETUP_SCRIPTS: Record<string, string> = {
 
 export function benchmarkNamed(name: string): Benchmark | undefined {
   return BENCHMARKS.find((b) => b.name === name);
+}
+
+/** Problems with the registry: bench files it lacks or names that are gone, bench:* scripts it does not know. */
+export function registryProblems(): string[] {
+  const problems: string[] = [];
+  const files = fs.readdirSync(BENCH_FOLDER).filter((f) => f.endsWith('.bench.ts'));
+  for (const f of files) if (!BENCHMARKS.some((b) => b.file === f)) problems.push(`scripts/bench/${f} is not in the registry`);
+  for (const b of BENCHMARKS) if (!files.includes(b.file)) problems.push(`the registry names ${b.file}, which does not exist`);
+  const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  for (const [name, command] of Object.entries(scripts)) {
+    if (!name.startsWith('bench:') || SETUP_SCRIPTS[name]) continue;
+    const b = benchmarkNamed(name.slice('bench:'.length));
+    if (!b) problems.push(`npm script ${name} is not in the registry`);
+    else if (command !== `tsx scripts/bench/run-all.ts ${b.name}`) problems.push(`npm script ${name} should run "tsx scripts/bench/run-all.ts ${b.name}"`);
+  }
+  for (const b of BENCHMARKS) if (!scripts[`bench:${b.name}`]) problems.push(`no npm script bench:${b.name}`);
+  return problems;
 }

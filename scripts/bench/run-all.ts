@@ -12,11 +12,10 @@
  *   BENCH_QUICK=1 npm run bench            # fast smoke pass (fewer runs, smaller inputs)
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT, SectionBuilder, log, readResults, round, saveSection } from './harness.ts';
-import { BENCHMARKS, SETUP_SCRIPTS, benchmarkNamed, type Benchmark } from './registry.ts';
+import { BENCHMARKS, benchmarkNamed, registryProblems, type Benchmark } from './registry.ts';
 
 const BENCH_DIR = path.join(ROOT, 'scripts', 'bench');
 /** What a printing benchmark's part keeps of its output (its tables come last). */
@@ -41,23 +40,6 @@ function runOne(b: Benchmark, args: string[]): Promise<{ code: number | null; ou
     });
     child.on('close', (code) => resolve({ code, out, tail }));
   });
-}
-
-/** Problems with the registry: bench files it lacks or names that are gone, bench:* scripts it does not know. */
-export function registryProblems(): string[] {
-  const problems: string[] = [];
-  const files = fs.readdirSync(BENCH_DIR).filter((f) => f.endsWith('.bench.ts'));
-  for (const f of files) if (!BENCHMARKS.some((b) => b.file === f)) problems.push(`scripts/bench/${f} is not in the registry`);
-  for (const b of BENCHMARKS) if (!files.includes(b.file)) problems.push(`the registry names ${b.file}, which does not exist`);
-  const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  for (const [name, command] of Object.entries(scripts)) {
-    if (!name.startsWith('bench:') || SETUP_SCRIPTS[name]) continue;
-    const b = benchmarkNamed(name.slice('bench:'.length));
-    if (!b) problems.push(`npm script ${name} is not in the registry`);
-    else if (command !== `tsx scripts/bench/run-all.ts ${b.name}`) problems.push(`npm script ${name} should run "tsx scripts/bench/run-all.ts ${b.name}"`);
-  }
-  for (const b of BENCHMARKS) if (!scripts[`bench:${b.name}`]) problems.push(`no npm script bench:${b.name}`);
-  return problems;
 }
 
 async function main(): Promise<void> {
