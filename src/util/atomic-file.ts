@@ -26,10 +26,11 @@ export function tempPathFor(file: string, tag = 'tmp'): string {
 const WRITE_PIECE = 4 << 20;
 
 /**
- * Writes `data` to `file` (fsynced) and returns its digest, in pieces of WRITE_PIECE with a turn
- * of the event loop between them; `signal` stops the write between pieces (what: its error text).
+ * Writes `data` to `file` (fsynced unless `sync` is false) and returns its digest, in pieces of
+ * WRITE_PIECE with a turn of the event loop between them; `signal` stops the write between pieces
+ * (what: its error text).
  */
-export async function writeFileSynced(file: string, data: string | Uint8Array, flag: 'w' | 'wx' = 'w', signal?: AbortSignal, what = 'Writing the file'): Promise<FileDigest> {
+export async function writeFileSynced(file: string, data: string | Uint8Array, flag: 'w' | 'wx' = 'w', signal?: AbortSignal, what = 'Writing the file', sync = true): Promise<FileDigest> {
   const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const hash = createHash('sha256');
   const fh = await fs.open(file, flag);
@@ -44,7 +45,7 @@ export async function writeFileSynced(file: string, data: string | Uint8Array, f
         throwIfAborted(signal, what);
       }
     }
-    await fh.sync();
+    if (sync) await fh.sync();
   } finally {
     await fh.close();
   }

@@ -19,7 +19,8 @@ const WRITE_BATCH_BYTES = 1 << 20;
  * hashed in batches with a yield between: a big document has 100k chunks, and one stringify of
  * them all would stall the event loop for a second.
  */
-export async function writeChunks(file: string, chunks: readonly Chunk[], signal?: AbortSignal): Promise<FileDigest> {
+/** `sync: false` for a snapshot written without fsyncs (SnapshotWriter.begin's `durable`). */
+export async function writeChunks(file: string, chunks: readonly Chunk[], signal?: AbortSignal, sync = true): Promise<FileDigest> {
   const hash = createHash('sha256');
   let bytes = 0;
   const fh = await fs.open(file, 'wx');
@@ -43,7 +44,7 @@ export async function writeChunks(file: string, chunks: readonly Chunk[], signal
     }
     batch.push(']\n');
     await flush();
-    await fh.sync();
+    if (sync) await fh.sync();
   } finally {
     await fh.close();
   }

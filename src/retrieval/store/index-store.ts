@@ -14,9 +14,11 @@
  *                                chunk count, size + sha256 of the other files, and a sha256 of
  *                                itself (the collection-only fields are null)
  *
- * Writes are atomic at every step: everything goes into a temp folder, each file is fsynced, the
- * manifest is written last, the folder is fsynced and renamed into place (a previous version is
- * moved aside first and put back should the rename fail), then the parent is fsynced. A kill -9
+ * Writes are atomic at every step: everything goes into a temp folder, the manifest is written
+ * last, the folder is renamed into place (a previous version is moved aside first and put back
+ * should the rename fail). Nothing is fsynced: these folders are a cache of their documents, and
+ * a power cut that tears a file is caught by the checksums at load and costs a rebuild, so a cold
+ * retrieve_chunks answer does not wait on the disk (SnapshotWriter.begin's `durable`). A kill -9
  * between any two steps leaves the old version, the new one, or an old version moved aside, which
  * the start-up sweep (sweepLeftovers) puts back. Loads check every checksum and turn a missing,
  * truncated, corrupt or stale folder into `null` (deleting it when it can never be used), never a
@@ -200,7 +202,7 @@ export class IndexStore {
   private async rewrite(dir: string, index: StoredIndex, plan: Rewrite, signal?: AbortSignal): Promise<void> {
     let w: SnapshotWriter | null = null;
     try {
-      w = await SnapshotWriter.begin(dir);
+      w = await SnapshotWriter.begin(dir, { durable: false });
       this.inFlight.add(w.dir);
       await w.carry(dir, CHUNKS_FILE, plan.chunks);
       if (plan.dense) {
@@ -228,7 +230,7 @@ export class IndexStore {
       const lexical = data.lexical ?? (await DocumentLexicalIndex.forDocument(data.chunks, this.lexicalDefaults.analyzer, this.lexicalDefaults.bm25, signal));
       let w: SnapshotWriter;
       try {
-        w = await SnapshotWriter.begin(path.join(this.dir, key));
+        w = await SnapshotWriter.begin(path.join(this.dir, key), { durable: false });
       } catch (err) {
         throw diskCondition(err) ? storageError('Could not save the index', err) : err;
       }
@@ -240,7 +242,7 @@ export class IndexStore {
           hnsw = await buildDense(data.vectors!, data.embedderId!, data.dimension!, params, signal);
           await w.writeDense(hnsw);
         }
-        w.record(CHUNKS_FILE, await writeChunks(w.path(CHUNKS_FILE), data.chunks, signal));
+        w.record(CHUNKS_FILE, await writeChunks(w.path(CHUNKS_FILE), data.chunks, signal, w.durable));
         await w.writeLexical(lexical.index, undefined, signal);
         throwIfAborted(signal, 'Saving the index');
         const manifest = await w.commit(
