@@ -114,7 +114,8 @@ async function fillCollection(variants: Variant[], name: string, folder: string)
 
 export async function run(): Promise<Section> {
   const targetChunks = Number(arg('chunks', QUICK ? '10000' : '100000'));
-  const rounds = Number(arg('rounds', QUICK ? '3' : '10'));
+  // 30 rounds: with 10, a cold call's median moved by 30% between two runs of the same trees on an idle machine.
+  const rounds = Number(arg('rounds', QUICK ? '3' : '30'));
   const base = worktreeOf(arg('base', defaultBase()));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rag-bench-latency-'));
   const sb = new SectionBuilder('retrieve-latency', 'Request latency before and after the engine changes', { base: base.commit.slice(0, 12), rounds, chunks: targetChunks });
