@@ -2119,18 +2119,22 @@ export interface operations {
                         collection: string;
                         query: string;
                         results: {
+                            /** @description The chunk's id in the knowledge base (list_document_chunks lists a document's chunks with theirs) */
                             chunk_id: number;
                             document_id: string;
-                            source: string;
                             title: string | null;
                             text: string;
+                            /** @description Position of the chunk in its document, from 0 */
+                            chunk_index: number;
+                            importance_score: number;
+                            content_type: "table" | "list" | "heading" | "text";
+                            /** @description Final-stage score: cross-encoder logit when reranked, else RRF (hybrid), BM25 (lexical) or cosine (dense) */
                             score: number;
                             page_start: number | null;
                             page_end: number | null;
                             heading_path: string[];
-                            content_type: "table" | "list" | "heading" | "text";
-                            importance_score: number;
-                            chunk_index: number;
+                            /** @description The document this chunk comes from (URL, path, or "upload:" and the file name) */
+                            source: string;
                             /** @description The parent the hit sits in, for reading: its heading section or its neighbouring chunks */
                             context?: {
                                 kind: "section" | "neighbors";
@@ -3396,6 +3400,7 @@ export interface operations {
                     "application/json": {
                         results: {
                             text: string;
+                            /** @description Position of the chunk in its document, from 0 */
                             chunk_index: number;
                             importance_score: number;
                             content_type: "table" | "list" | "heading" | "text";
@@ -3404,7 +3409,7 @@ export interface operations {
                             page_start: number | null;
                             page_end: number | null;
                             heading_path: string[];
-                            /** @description The document this chunk comes from (URL, or "upload:" and the file name) */
+                            /** @description The document this chunk comes from (URL, path, or "upload:" and the file name) */
                             source: string;
                             /** @description The parent the hit sits in, for reading: its heading section or its neighbouring chunks */
                             context?: {

@@ -6,7 +6,7 @@
  * inputs do, like every tool input.
  */
 import Type from 'typebox';
-import { ContentTypeSchema, RetrievalModeSchema } from './retrieval-schemas.ts';
+import { ContentTypeSchema, HIT_FIELDS, RetrievalModeSchema } from './retrieval-schemas.ts';
 import { AnswerMessageSchema, ConfidenceSchema, HitContextSchema, TimingsMsSchema } from './answer-schemas.ts';
 import { COLLECTION_MAX_TOP_K, SEARCH_DEFAULT_TOP_K } from './search-limits.ts';
 
@@ -217,21 +217,16 @@ export const PageOf = <T extends Parameters<typeof Type.Array>[0]>(item: T, desc
     { description },
   );
 
-export const HitSchema = Type.Object({
-  chunk_id: Type.Integer(),
-  document_id: Type.String(),
-  source: Type.String(),
-  title: Nullable(Type.String()),
-  text: Type.String(),
-  score: Type.Number(),
-  page_start: Nullable(Type.Integer()),
-  page_end: Nullable(Type.Integer()),
-  heading_path: Type.Array(Type.String()),
-  content_type: ContentTypeSchema,
-  importance_score: Type.Number(),
-  chunk_index: Type.Integer({ minimum: 0 }),
-  context: Type.Optional(HitContextSchema),
-});
+/** A search_collection hit: retrieve_chunks' hit fields (HIT_FIELDS) and where the chunk lives in the knowledge base. */
+export const HitSchema = Type.Object(
+  {
+    chunk_id: Type.Integer({ description: "The chunk's id in the knowledge base (list_document_chunks lists a document's chunks with theirs)" }),
+    document_id: Type.String(),
+    title: Nullable(Type.String()),
+    ...HIT_FIELDS,
+  },
+  { description: "A hit: retrieve_chunks' hit fields and the chunk's place in the knowledge base" },
+);
 
 export const SearchResultSchema = Type.Object({
   collection: Type.String(),

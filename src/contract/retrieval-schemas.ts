@@ -38,21 +38,25 @@ const PageNumber = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]);
 const Rank = Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]);
 const ChunkRef = { chunk_index: Type.Integer({ minimum: 0 }), source: Type.String() };
 
-export const RetrievedChunkSchema = Type.Object(
-  {
-    text: Type.String(),
-    chunk_index: Type.Integer({ minimum: 0 }),
-    importance_score: Type.Number({ minimum: 0, maximum: 1 }),
-    content_type: ContentTypeSchema,
-    score: Type.Number({ description: 'Final-stage score: cross-encoder logit when reranked, else RRF (hybrid), BM25 (lexical) or cosine (dense)' }),
-    page_start: PageNumber,
-    page_end: PageNumber,
-    heading_path: Type.Array(Type.String()),
-    source: Type.String({ description: 'The document this chunk comes from (URL, or "upload:" and the file name)' }),
-    context: Type.Optional(HitContextSchema),
-  },
-  { additionalProperties: false },
-);
+/**
+ * The fields of a hit, written once for both search tools: retrieve_chunks answers exactly these
+ * (RetrievedChunkSchema); search_collection's hits are these and where the chunk lives in the
+ * knowledge base (CollectionHitSchema: chunk_id, document_id, title).
+ */
+export const HIT_FIELDS = {
+  text: Type.String(),
+  chunk_index: Type.Integer({ minimum: 0, description: 'Position of the chunk in its document, from 0' }),
+  importance_score: Type.Number({ minimum: 0, maximum: 1 }),
+  content_type: ContentTypeSchema,
+  score: Type.Number({ description: 'Final-stage score: cross-encoder logit when reranked, else RRF (hybrid), BM25 (lexical) or cosine (dense)' }),
+  page_start: PageNumber,
+  page_end: PageNumber,
+  heading_path: Type.Array(Type.String()),
+  source: Type.String({ description: 'The document this chunk comes from (URL, path, or "upload:" and the file name)' }),
+  context: Type.Optional(HitContextSchema),
+};
+
+export const RetrievedChunkSchema = Type.Object(HIT_FIELDS, { additionalProperties: false, description: 'A hit (the same fields as a search_collection hit, which adds chunk_id, document_id and title)' });
 
 const Ms = Type.Optional(Type.Number({ minimum: 0 }));
 const Retrieval = Type.Object(

@@ -11,3 +11,18 @@ t.test('openapi/openapi.json is up to date (run `npm run openapi` after changing
   const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
   for (const tool of tools) t.ok(ids.includes(tool.name), `${tool.name} is documented`);
 });
+
+t.test('one hit shape: a retrieve_chunks hit is a search_collection hit without its knowledge-base place', async (t) => {
+  const doc = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
+  const hitOf = (p: string) => doc.paths[p].post.responses['200'].content['application/json'].schema.properties.results.items;
+  const document = hitOf('/v1/documents/retrieve');
+  const collection = hitOf('/v1/collections/{name}/search');
+  const extra = Object.keys(collection.properties).filter((k) => !(k in document.properties));
+  t.same(extra.sort(), ['chunk_id', 'document_id', 'title'], 'search_collection adds only where the chunk lives');
+  for (const [name, schema] of Object.entries(document.properties)) t.same(collection.properties[name], schema, `${name} is the same field in both`);
+  t.same(
+    document.required.slice().sort(),
+    collection.required.filter((k: string) => !extra.includes(k)).sort(),
+    'the same fields are required',
+  );
+});
