@@ -7,7 +7,7 @@
  */
 import Type from 'typebox';
 import { ContentTypeSchema, HIT_FIELDS, RetrievalModeSchema } from './retrieval-schemas.ts';
-import { AnswerMessageSchema, ConfidenceSchema, HitContextSchema, TimingsMsSchema } from './answer-schemas.ts';
+import { AnswerMessageSchema, ConfidenceSchema, TimingsMsSchema } from './answer-schemas.ts';
 import { COLLECTION_MAX_TOP_K, SEARCH_DEFAULT_TOP_K } from './search-limits.ts';
 
 export const COLLECTION_NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
