@@ -2168,8 +2168,13 @@ export interface operations {
                         };
                         /** @description Documents of the collection whose last ingestion failed */
                         errors: {
-                            document_id: string;
+                            /** @description The document as it was named (URL, path, or "upload:" and the file name) */
                             source: string;
+                            /** @description The error code the document failed with (e.g. DOWNLOAD_ERROR, UNSUPPORTED_FORMAT) */
+                            code: string;
+                            message: string;
+                            document_id: string;
+                            /** @description code and message again (the older shape) */
                             error: {
                                 code: string;
                                 message: string;
@@ -3470,9 +3475,9 @@ export interface operations {
                         };
                         /** @description Documents of a multi-document call that could not be searched; the results come from the others. Absent when every document was searched */
                         errors?: {
-                            /** @description The document as it was named (URL, or "upload:" and the file name) */
+                            /** @description The document as it was named (URL, path, or "upload:" and the file name) */
                             source: string;
-                            /** @description The error code the document alone would have failed with (e.g. DOWNLOAD_ERROR, UNSUPPORTED_FORMAT) */
+                            /** @description The error code the document failed with (e.g. DOWNLOAD_ERROR, UNSUPPORTED_FORMAT) */
                             code: string;
                             message: string;
                         }[];

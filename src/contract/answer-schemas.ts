@@ -3,12 +3,15 @@
  * upload) and search_collection (a knowledge-base collection) rank with the same code
  * (src/kb/search-answer.ts) and answer with these fields:
  *   results[]     hits, each with text, chunk_index, importance_score, content_type, score,
- *                 page_start, page_end, heading_path, source and, when asked, `context`;
+ *                 page_start, page_end, heading_path, source and, when asked, `context`
+ *                 (retrieval-schemas.ts HIT_FIELDS; search_collection adds chunk_id, document_id
+ *                 and title);
  *   confidence    none | low | medium | high, and `message` saying it in words;
  *   total_chunks  chunks searched (before filters);
  *   retrieval     mode, embedder, reranker, reranker_model, reason, reranker_reason, top_k, candidates;
  *   timings_ms    milliseconds per stage (the keys below), total_ms always;
- *   trace         with explain: every candidate per stage, and the confidence signals.
+ *   trace         with explain: every candidate per stage, and the confidence signals;
+ *   errors        documents that failed: source, code, message (DOCUMENT_FAILURE_FIELDS).
  * Older names stay for compatibility: retrieve_chunks' total_chunks_indexed (= total_chunks) and
  * retrieval.timings (the same stages as timings_ms, with load_ms).
  * No Node imports: the console imports this.

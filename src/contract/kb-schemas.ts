@@ -6,7 +6,7 @@
  * inputs do, like every tool input.
  */
 import Type from 'typebox';
-import { ContentTypeSchema, HIT_FIELDS, RetrievalModeSchema } from './retrieval-schemas.ts';
+import { ContentTypeSchema, DOCUMENT_FAILURE_FIELDS, HIT_FIELDS, RetrievalModeSchema } from './retrieval-schemas.ts';
 import { AnswerMessageSchema, ConfidenceSchema, TimingsMsSchema } from './answer-schemas.ts';
 import { COLLECTION_MAX_TOP_K, SEARCH_DEFAULT_TOP_K } from './search-limits.ts';
 
@@ -247,7 +247,7 @@ export const SearchResultSchema = Type.Object({
     candidates: Type.Integer(),
     language: Type.Optional(Nullable(Type.String(), 'The language whose rules analyzed the query (detected, else the collection\'s most common one); null: the default rules')),
   }),
-  errors: Type.Array(Type.Object({ document_id: Type.String(), source: Type.String(), error: DocumentErrorSchema }), {
+  errors: Type.Array(Type.Object({ ...DOCUMENT_FAILURE_FIELDS, document_id: Type.String(), error: Type.Object(DocumentErrorSchema.properties, { description: 'code and message again (the older shape)' }) }), {
     description: 'Documents of the collection whose last ingestion failed',
   }),
   timings_ms: TimingsMsSchema,

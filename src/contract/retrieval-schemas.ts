@@ -56,6 +56,17 @@ export const HIT_FIELDS = {
   context: Type.Optional(HitContextSchema),
 };
 
+/**
+ * A document named in an answer's `errors`, the same fields in both search tools: retrieve_chunks
+ * lists the documents of the call that could not be searched, search_collection the documents of
+ * the collection whose last ingestion failed (and adds document_id and, its older shape, error).
+ */
+export const DOCUMENT_FAILURE_FIELDS = {
+  source: Type.String({ description: 'The document as it was named (URL, path, or "upload:" and the file name)' }),
+  code: Type.String({ description: 'The error code the document failed with (e.g. DOWNLOAD_ERROR, UNSUPPORTED_FORMAT)' }),
+  message: Type.String(),
+};
+
 export const RetrievedChunkSchema = Type.Object(HIT_FIELDS, { additionalProperties: false, description: 'A hit (the same fields as a search_collection hit, which adds chunk_id, document_id and title)' });
 
 const Ms = Type.Optional(Type.Number({ minimum: 0 }));
@@ -142,14 +153,7 @@ export const RetrieveResultSchema = Type.Object(
     timings_ms: TimingsMsSchema,
     errors: Type.Optional(
       Type.Array(
-        Type.Object(
-          {
-            source: Type.String({ description: 'The document as it was named (URL, or "upload:" and the file name)' }),
-            code: Type.String({ description: 'The error code the document alone would have failed with (e.g. DOWNLOAD_ERROR, UNSUPPORTED_FORMAT)' }),
-            message: Type.String(),
-          },
-          { additionalProperties: false },
-        ),
+        Type.Object(DOCUMENT_FAILURE_FIELDS, { additionalProperties: false }),
         { description: 'Documents of a multi-document call that could not be searched; the results come from the others. Absent when every document was searched' },
       ),
     ),

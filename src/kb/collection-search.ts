@@ -291,7 +291,10 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
       candidates: n,
       ...(mode !== 'dense' ? { language: language ?? null } : {}),
     },
-    errors: failed.map((d) => ({ document_id: d.id, source: d.source, error: d.error ?? { code: 'PROCESSING_ERROR', message: 'ingestion failed' } })),
+    errors: failed.map((d) => {
+      const error = d.error ?? { code: 'PROCESSING_ERROR', message: 'ingestion failed' };
+      return { source: d.source, code: error.code, message: error.message, document_id: d.id, error };
+    }),
     timings_ms: timings,
   };
   if (res.trace) out.trace = traceWithRefs(res.trace, (i) => ({ chunk_id: rows[i].id, document_id: rows[i].document_id, chunk_index: rows[i].ord }));

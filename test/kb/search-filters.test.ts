@@ -98,7 +98,9 @@ t.test('a failed document of the collection is listed in errors; the others are 
   fx.store.markDocumentFailed(fx.collection.id, bad.id, { code: 'DOWNLOAD_ERROR', message: 'HTTP 404 Not Found from c.example' }, null);
   const res = await searchCollection(fx.deps(), { query: TERM }, signal());
   t.ok(res.results.length > 0);
-  t.same(res.errors, [{ document_id: bad.id, source: 'https://c.example/broken.pdf', error: { code: 'DOWNLOAD_ERROR', message: 'HTTP 404 Not Found from c.example' } }]);
+  const failure = { code: 'DOWNLOAD_ERROR', message: 'HTTP 404 Not Found from c.example' };
+  // retrieve_chunks' failure fields (source, code, message), with the document's id and the older `error`.
+  t.same(res.errors, [{ source: 'https://c.example/broken.pdf', ...failure, document_id: bad.id, error: failure }]);
 });
 
 t.test('a repeated filter sees documents committed since (the id sets follow the collection version)', async (t) => {
