@@ -6,6 +6,8 @@ import { SUPPORTED_LANGUAGES } from '../language/languages.ts';
 
 export const DETECT_LANGUAGE_MAX_CHARS = 100_000;
 
+let detectModule: Promise<typeof import('../language/detect.ts')> | undefined;
+
 const Input = Type.Object(
   {
     text: Type.String({
@@ -54,8 +56,12 @@ export const detectLanguageTool = defineTool({
     { name: 'hindi', summary: 'A Hindi sentence', value: { text: 'यह भाषा पहचान का एक छोटा सा उदाहरण है।' } },
   ],
   async handler(input) {
-    // The n-gram model loads on the first call (or when the server warms up after listen).
-    const { detectLanguage } = await import('../language/detect.ts');
+    // The n-gram model loads on the first call (or when the server warms up after listen); the
+    // module is kept, since a dynamic import per call costs a module-map lookup and two promises.
+    const { detectLanguage } = await (detectModule ??= import('../language/detect.ts').catch((err: unknown) => {
+      detectModule = undefined;
+      throw err;
+    }));
     return detectLanguage(input.text);
   },
 });

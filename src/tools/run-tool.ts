@@ -76,7 +76,19 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
     callLog().info({ event: 'tool.denied', code: (err as { code?: string }).code }, 'tool.denied');
     throw err;
   }
-  const controller = new AbortController();
+  // The handler's signal is made when the handler first reads it: a quick call that never looks
+  // (detect_language, the health and cache tools) skips creating an AbortController and aborting it
+  // at the end, which was a fifth of such a call's server time. `ended` is why the call stopped
+  // early (timeout, caller gone, shutdown); a signal first read after that is born aborted.
+  let controller: AbortController | undefined;
+  let ended: ToolError | undefined;
+  const signalOf = (): AbortSignal => {
+    if (!controller) {
+      controller = new AbortController();
+      if (ended) controller.abort(ended);
+    }
+    return controller.signal;
+  };
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
 
@@ -88,7 +100,8 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
     // whichever comes first (no separate guard promise and race per call).
     const output = await new Promise<unknown>((resolve, reject) => {
       const fail = (err: ToolError) => {
-        controller.abort(err);
+        ended ??= err;
+        controller?.abort(err);
         reject(err);
       };
       timer = setTimeout(() => fail(toolError('TIMEOUT', `${tool.name} did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
@@ -120,7 +133,9 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
       try {
         work = Promise.resolve(
           tool.handler(input, {
-            signal: controller.signal,
+            get signal() {
+              return signalOf();
+            },
             get log() {
               return callLog();
             },
@@ -142,18 +157,20 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
     if (logInfo) callLog().info({ event: 'tool.success', elapsed_ms: elapsed() }, 'tool.success');
     return output;
   } catch (err) {
-    throw logFailure(err, controller.signal, callLog(), elapsed());
+    throw logFailure(err, ended, callLog(), elapsed());
   } finally {
     clearTimeout(timer);
     for (const remove of unlink) remove();
     // Whatever the outcome, anything the handler left running is told to stop.
-    if (!controller.signal.aborted) controller.abort(CALL_ENDED);
+    if (controller && !controller.signal.aborted) controller.abort(CALL_ENDED);
+    // Read after the end (work the handler left behind): already aborted.
+    ended ??= CALL_ENDED;
   }
 }
 
-function logFailure(err: unknown, signal: AbortSignal, log: Logger, elapsedMs: number): ToolError {
+function logFailure(err: unknown, ended: ToolError | undefined, log: Logger, elapsedMs: number): ToolError {
   // A handler that rethrows the abort reason (or an AbortError) after our abort reports the abort.
-  const coded = isToolError(err) ? err : signal.aborted && isToolError(signal.reason) ? signal.reason : null;
+  const coded = isToolError(err) ? err : (ended ?? null);
   if (coded?.code === 'TIMEOUT') {
     log.warn({ event: 'tool.timeout', code: coded.code, elapsed_ms: elapsedMs }, 'tool.timeout');
     return coded;

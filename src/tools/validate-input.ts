@@ -34,6 +34,25 @@ function compile(schema: TSchema): Compiled {
   return c;
 }
 
+const withDefaults = new WeakMap<object, boolean>();
+
+/** Whether any part of the schema declares a `default` (found once per schema). */
+function hasDefaults(schema: TSchema): boolean {
+  let known = withDefaults.get(schema);
+  if (known === undefined) {
+    const seen = new Set<unknown>();
+    const walk = (node: unknown): boolean => {
+      if (node === null || typeof node !== 'object' || seen.has(node)) return false;
+      seen.add(node);
+      if (!Array.isArray(node) && 'default' in node) return true;
+      return Object.values(node).some(walk);
+    };
+    known = walk(schema);
+    withDefaults.set(schema, known);
+  }
+  return known;
+}
+
 export interface CheckOptions {
   /** Convert strings to the schema's types (querystring and form fields). */
   convert?: boolean;
@@ -60,7 +79,9 @@ export function checkInput(schema: TSchema, input: unknown, opts: CheckOptions =
   try {
     let value: unknown = input === undefined || input === null ? {} : input;
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      value = Value.Default(schema, structuredClone(value));
+      // Defaults are written into a copy (the caller's object stays as it came); a schema without
+      // any needs neither the copy nor the walk, which were most of a small call's validation.
+      if (hasDefaults(schema)) value = Value.Default(schema, structuredClone(value));
       if (opts.convert) value = convertStrings(schema, value as Record<string, unknown>);
     }
     const c = compile(schema);

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../helper.ts';
 import { checkInput } from '../../src/tools/validate-input.ts';
 import { detectLanguageTool } from '../../src/tools/detect-language.ts';
+import { retrieveChunksTool } from '../../src/tools/retrieve-chunks.ts';
 import { MAX_JSON_DEPTH } from '../../src/json-limits.ts';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -87,9 +88,14 @@ t.test('JSON nested 100,000 deep: 400 VALIDATION_ERROR on a tool route, an uploa
 t.test('checkInput turns a stack overflow into an input issue for callers that do not bound depth', async (t) => {
   let deep: unknown = 'x';
   for (let i = 0; i < 200_000; i++) deep = [deep];
-  const r = checkInput(detectLanguageTool.input, { text: deep });
-  t.equal(r.ok, false);
-  if (!r.ok) t.match(r.issue.message, /nested too deeply/);
+  // A schema with defaults copies the input before filling them in: the copy is what overflows.
+  const withDefaults = checkInput(retrieveChunksTool.input, { document_url: 'https://example.com/a.pdf', query: 'q', top_k: deep });
+  t.equal(withDefaults.ok, false);
+  if (!withDefaults.ok) t.match(withDefaults.issue.message, /nested too deeply/);
+  // Without defaults nothing is copied; the value is refused for its type without recursing.
+  const plain = checkInput(detectLanguageTool.input, { text: deep });
+  t.equal(plain.ok, false);
+  if (!plain.ok) t.match(plain.issue, { instancePath: '/text', message: 'must be string' });
 });
 
 t.test('oversized, malformed, empty and wrongly typed JSON bodies', async (t) => {

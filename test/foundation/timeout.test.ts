@@ -80,3 +80,42 @@ t.test('runTool: success logs elapsed ms; unknown errors become INTERNAL_ERROR; 
   t.equal(cancelled.code, 'PROCESSING_ERROR');
   t.equal(probe.aborted, true);
 });
+
+t.test('runTool: a handler that reads its signal only after the call ended still sees it aborted, with the reason', async (t) => {
+  const services = createServices(testConfig(t));
+  t.teardown(() => services.close());
+  const logs = captureLogs();
+  // The signal is made when first read: a handler that looks only after its timeout fired, and
+  // one that looks after answering, must both find it aborted, as if it had existed all along.
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  // The call's timer does not hold the process open (a server's socket does): this one does.
+  const alive = setInterval(() => undefined, 1000);
+  t.teardown(() => clearInterval(alive));
+  let late: AbortSignal | undefined;
+  const lateReader = {
+    ...getSystemHealthTool,
+    name: 'test_late_reader',
+    timeoutClass: 'utility' as const,
+    async handler(_input: unknown, ctx: { signal: AbortSignal }) {
+      await gate;
+      late = ctx.signal;
+      return { ok: true };
+    },
+  };
+  const timedOut: any = await runTool(lateReader as any, {}, { services: { ...services, config: { ...services.config, REQUEST_TIMEOUT: 0.05 } } as any, log: logs.logger, requestId: 'r4', transport: 'rest' }).catch((e: any) => e);
+  t.equal(timedOut.code, 'TIMEOUT');
+  release();
+  await gate;
+  await new Promise((r) => setImmediate(r));
+  t.equal(late?.aborted, true, 'read after the timeout: aborted');
+  t.equal((late?.reason as any)?.code, 'TIMEOUT', 'with the timeout as its reason');
+
+  let kept: { signal: AbortSignal } | undefined;
+  const keeper = { ...lateReader, name: 'test_keeper', async handler(_input: unknown, ctx: { signal: AbortSignal }) {
+    kept = ctx;
+    return { ok: true };
+  } };
+  await runTool(keeper as any, {}, { services, log: logs.logger, requestId: 'r5', transport: 'rest' });
+  t.equal(kept?.signal.aborted, true, 'read after the answer: aborted (the call has ended)');
+});
