@@ -12,7 +12,7 @@ import type { DocumentService } from '../documents/document-service.ts';
 import { toolError } from '../errors.ts';
 import type { Bus } from '../redis/bus.ts';
 import type { RedisConnection } from '../redis/connection.ts';
-import type { ModelLayer } from '../retrieval/retrieval-service.ts';
+import type { ModelLayer } from '../retrieval/contracts.ts';
 import { errorText } from '../util/error-text.ts';
 import type { ItemResult, ItemRun, JobOptions } from './document-executor.ts';
 import { allowedOfJob, namedPaths, nextFeedBatch, publicJob, type FeedNext } from './folder-feed.ts';

@@ -3,11 +3,11 @@
  * (options.json), written before the job is recorded so a restart (in process) or another
  * process (a Redis worker) runs it as it was asked. The folder goes when the job's end is written.
  */
-import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { toolError } from '../errors.ts';
+import { writeFileAtomic } from '../util/atomic-file.ts';
 import { errorText } from '../util/error-text.ts';
 import type { JobOptions } from './document-executor.ts';
 import type { NewItem } from './types.ts';
@@ -69,16 +69,7 @@ export async function sweepSpool(spoolDir: string, keep: (jobId: string) => bool
   for (const name of names) if (!keep(name)) await removeSpool(spoolDir, name);
 }
 
-/** temp file in the same folder, fsync, rename: a reader sees the whole file or none. */
+/** The project's one atomic write (src/util/atomic-file.ts): a reader sees the whole file or none. */
 export async function writeAtomic(file: string, data: Buffer): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.p${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fh = await fs.open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await fs.rename(tmp, file);
+  await writeFileAtomic(file, data);
 }

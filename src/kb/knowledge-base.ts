@@ -11,7 +11,7 @@ import type { CacheRegistry } from '../cache/cache-registry.ts';
 import type { Config } from '../config.ts';
 import type { DocumentService } from '../documents/document-service.ts';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
-import type { ModelLayer } from '../retrieval/retrieval-service.ts';
+import type { ModelLayer } from '../retrieval/contracts.ts';
 import { errorText } from '../util/error-text.ts';
 import { redactPaths } from '../util/fs-errors.ts';
 import { SearchGate } from './search-gate.ts';

@@ -55,8 +55,6 @@ import { candidateDepth, firstStage, passageOf, type DenseSearch, type Retrieval
 export const CHUNKER_VERSION = 3;
 const EMBED_BATCH = 32;
 
-// knowledge-base.ts still names ModelLayer through this module; everything else imports contracts.ts.
-export type { ModelLayer } from './contracts.ts';
 
 export interface RetrievalServiceDeps {
   documents: DocumentAccess;
