@@ -14,6 +14,7 @@ import { toolError } from '../../src/errors.ts';
 import { OcrPool } from '../../src/extractors/ocr/ocr-pool.ts';
 import type { ExtractInput, ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import { startLocalServer, type LocalServer } from './fixtures/local-server.ts';
+import { pollUntil } from '../poll.ts';
 import { makeMinimalPdf, MINIMAL_PDF } from '../fixtures-gen/minimal-pdf.ts';
 import { DOCX_FACTS, makeSampleDocx } from '../fixtures-gen/make-office-fixtures.ts';
 
@@ -129,8 +130,11 @@ t.test('finishing: URLs, language and metadata are added to every document', asy
 });
 
 t.test('one caller giving up does not cancel the others; all giving up cancels the work', async (t) => {
+  // The origin holds each answer until the test has done its aborting (no race with a fixed delay).
+  let release!: () => void;
+  let gate = new Promise<void>((r) => (release = r));
   server.route('/slower.pdf', async (_q, res) => {
-    await delay(300);
+    await gate;
     if (!res.destroyed) res.end(pdfBytes);
   });
   const pdf = countingPdf(0);
@@ -142,20 +146,27 @@ t.test('one caller giving up does not cancel the others; all giving up cancels t
     service.load({ url }, { signal: signal() }),
     service.load({ url }, { signal: signal() }),
   ];
-  setTimeout(() => impatient.abort(), 50);
-  const settled = await Promise.allSettled(loads);
+  await pollUntil(() => server.hits.get('/slower.pdf') === 1, 'the shared download reached the origin');
+  impatient.abort();
+  const first = await Promise.allSettled([loads[0]!]);
+  release();
+  const settled = [...first, ...(await Promise.allSettled(loads.slice(1)))];
   t.equal(settled[0]!.status, 'rejected');
   t.equal(((settled[0] as PromiseRejectedResult).reason as { code: string }).code, 'TIMEOUT');
   t.equal(settled[1]!.status, 'fulfilled');
   t.equal(settled[2]!.status, 'fulfilled');
   t.equal(server.hits.get('/slower.pdf'), 1);
 
+  gate = new Promise<void>((r) => (release = r));
   const { service: s2 } = make(t, { extractors: { pdf: pdf.extractor } });
   const a = new AbortController();
   const b = new AbortController();
   const both = [s2.load({ url: `${url}?v=2` }, { signal: a.signal }), s2.load({ url: `${url}?v=2` }, { signal: b.signal })];
-  setTimeout(() => (a.abort(), b.abort()), 50);
+  await pollUntil(() => server.hits.get('/slower.pdf') === 2, 'the second download reached the origin');
+  a.abort();
+  b.abort();
   const res = await Promise.allSettled(both);
+  release();
   t.same(res.map((r) => r.status), ['rejected', 'rejected']);
   t.equal(s2.stats().downloads_in_flight, 0, 'the abandoned download is gone');
   const fresh = await s2.load({ url: `${url}?v=2` }, { signal: signal() });
