@@ -74,6 +74,26 @@ t.test('aborting a queued job rejects it at once; aborting a running job replace
   await t.rejects(pool.recognize(image, pre.signal), { code: 'TIMEOUT' }, 'an already aborted signal never queues');
 });
 
+t.test('aborting a job while its worker switches page segmentation never calls into the terminated worker', async (t) => {
+  // A job asking for another psm first sets it on the worker; aborted then, the worker is
+  // terminated, and the switch settling afterwards must not send the recognition to it (tesseract.js
+  // would throw inside its own promise: an unhandled rejection, which fails this test).
+  const pool = new OcrPool({ size: 1, cacheDir });
+  t.teardown(() => pool.close());
+  const image = await makeTextImage(['SWITCH ABORT'], { width: 600, fontSize: 40 });
+  await pool.recognize(image); // warm the single worker at the default psm
+  for (let round = 0; round < 4; round++) {
+    const ctrl = new AbortController();
+    const job = pool.recognize(image, ctrl.signal, { psm: round % 2 === 0 ? '6' : '4' });
+    ctrl.abort();
+    await t.rejects(job, { code: 'TIMEOUT' }, `round ${round}: the aborted job rejects`);
+    // A turn for anything the terminated worker's last answers would set off.
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const after = await pool.recognize(image, undefined, { psm: '6' });
+  t.match(after.text, /SWITCH ABORT/, 'a fresh worker reads the next job at the new psm');
+});
+
 t.test('the queue is bounded and close() fails waiting jobs', async (t) => {
   const pool = new OcrPool({ size: 1, cacheDir, maxQueue: 2 });
   const image = await makeTextImage(['QUEUE'], { width: 300, fontSize: 40 });

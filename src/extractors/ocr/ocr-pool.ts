@@ -436,18 +436,21 @@ export class OcrPool {
     const psm = job.options.psm ?? DEFAULT_PSM;
     const langs = job.options.languages ?? this.#languages;
     const key = langs.join('+');
+    // Every step first asks whether the slot is still alive: a job aborted meanwhile has had its
+    // worker terminated, and a call into a terminated tesseract.js worker throws inside the
+    // library's own promise (an unhandled rejection), not into this chain.
     const switchLangs =
       job.mode === 'normalize' || key === slot.langs
         ? Promise.resolve()
         : this.#modelDir(langs)
-            .then(() => slot.worker.reinitialize(key, 1))
+            .then(() => (slot.dead ? undefined : slot.worker.reinitialize(key, 1)))
             .then(() => {
               slot.langs = key;
               // Initialising resets every parameter.
               slot.psm = null;
             });
     const ready = switchLangs.then(() =>
-      psm === slot.psm
+      slot.dead || psm === slot.psm
         ? undefined
         : slot.worker.setParameters({ tessedit_pageseg_mode: psm } as Parameters<Worker['setParameters']>[0]).then(() => {
             slot.psm = psm;
@@ -457,11 +460,11 @@ export class OcrPool {
     // would carry every symbol and its choices too, serialised to JSON and parsed per page.
     const output = job.mode === 'normalize' ? { text: false, blocks: false, imageColor: true } : { text: true, tsv: true };
     ready
-      .then(() => slot.worker.recognize(job.image, {}, output))
+      .then(() => (slot.dead ? null : slot.worker.recognize(job.image, {}, output)))
       .then(
         (res) => {
           clearTimeout(timer);
-          if (slot.dead) return;
+          if (slot.dead || res === null) return;
           slot.job = null;
           const data = res.data as unknown as TesseractPage & { imageColor?: string | null };
           if (job.mode === 'normalize') {
