@@ -94,7 +94,25 @@ export type CatchUpStore = Pick<
  * What the indexes read from the store; without the catch-up reads, stale indexes are rebuilt.
  * Without databaseId (test fakes) snapshots are tied to no database (database_id null).
  */
-export type IndexStore = Pick<KbStoreApi, 'iterateChunks' | 'iterateVectors' | 'databaseId'> & Partial<CatchUpStore>;
+export type IndexStore = Pick<KbStoreApi, 'iterateChunks' | 'iterateVectors' | 'databaseId'> & Partial<CatchUpStore> & { getCollectionById?(collectionId: number): CollectionRecord | null };
+
+/**
+ * Which moved-aside snapshot folders the start-up sweep may put back: those of collections that
+ * exist. A version moved aside for a collection deleted since (its id gone from the store) is
+ * removed instead of being restored as a folder nothing would ever read or remove. Without the
+ * lookup (test fakes), or when the store cannot answer, every one is put back, as before.
+ */
+function restorableIn(store: IndexStore): (name: string) => boolean {
+  return (name) => {
+    if (!store.getCollectionById) return true;
+    if (!/^\d+$/.test(name)) return false;
+    try {
+      return store.getCollectionById(Number(name)) !== null;
+    } catch {
+      return true;
+    }
+  };
+}
 
 /** Whether `store` has the reads a catch-up needs (the real store does; test fakes may not). */
 export function canCatchUp(store: IndexStore): boolean {
@@ -192,6 +210,8 @@ export class CollectionIndexes {
     const analyzer = opts.analyzer ?? new Analyzer(SERVER_ANALYZER);
     const sync = catchUpStore(store);
     const databaseId = store.databaseId?.() ?? null;
+    // Once per folder per process, before the first snapshot there is read.
+    await sweepOnce(path.dirname(dir), restorableIn(store));
     let loaded = await loadSnapshot(dir, collection, databaseId, analyzer, opts.hnsw, opts.signal, sync !== null);
     // 'no snapshot' too: a writer swapping its folder in leaves none for an instant, and a first
     // snapshot being written is worth the wait (without a writer, waitForWriter returns at once).
@@ -615,7 +635,6 @@ async function loadSnapshot(
   allowOlder = false,
 ): Promise<Loaded> {
   const no = (reason: string): Loaded => ({ ok: false, reason });
-  await sweepOnce(path.dirname(dir));
   const read = await readManifest(dir);
   if (!read.ok) {
     if (read.raw?.format === 2) return loadFormat2(dir, read.raw as unknown as Format2Manifest, c, databaseId, analyzer, hnsw, signal, allowOlder);
