@@ -574,7 +574,7 @@ async function main(): Promise<void> {
       const { CollectionIndexes } = await import('../../src/kb/collection-index.ts');
       const { searchCollection } = await import('../../src/kb/collection-search.ts');
       const { CollectionLexicalIndex } = await import('../../src/kb/lexical-index.ts');
-      const { Analyzer } = await import('../../src/retrieval/tokenizer.ts');
+      const { Analyzer, SERVER_ANALYZER } = await import('../../src/retrieval/tokenizer.ts');
       const importMs = performance.now() - tImport;
       const tStore = performance.now();
       const store = new KbStore(path.join(dataDir, 'kb'));
@@ -589,7 +589,7 @@ async function main(): Promise<void> {
           const buf = fs.readFileSync(path.join(ixDir, 'lexical.bin'));
           const readMs = performance.now() - tr;
           const td = performance.now();
-          const lx = CollectionLexicalIndex.deserialize(buf, new Analyzer());
+          const lx = CollectionLexicalIndex.deserialize(buf, new Analyzer(SERVER_ANALYZER)); // the analyzer the server builds collections with
           const deMs = performance.now() - td;
           row('start-up parts: c100k lexical.bin read / deserialize (one synchronous run)', `${r1(readMs)} / ${r1(deMs)} ms`, `${r1(buf.length / 1048576)} MB, ${lx.size} chunks`);
         }
