@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { tempDir } from '../helper.ts';
 import { IndexStore, type StoredIndex } from '../../src/retrieval/store/index-store.ts';
 import type { Chunk } from '../../src/retrieval/types.ts';
+import { deadPid } from '../dead-pid.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const EMB = 'test:embedder';
@@ -154,15 +155,3 @@ t.test("another live process's save in progress is left alone", async (t) => {
 });
 
 /** A pid that is certainly not running: a child that has already exited. */
-let dead: number | undefined;
-function deadPid(): number {
-  if (dead !== undefined) return dead;
-  for (let pid = 4_000_000; pid > 1000; pid -= 7919) {
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return (dead = pid);
-    }
-  }
-  throw new Error('no free pid found');
-}

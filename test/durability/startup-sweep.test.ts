@@ -8,17 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildTestApp, testConfig } from '../helper.ts';
 import { sweepDataDirTemp, leftoverOwner } from '../../src/util/temp-sweep.ts';
+import { deadPid } from '../dead-pid.ts';
 
-function deadPid(): number {
-  for (let pid = 3_999_999; pid > 1000; pid -= 7919) {
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return pid;
-    }
-  }
-  throw new Error('no free pid found');
-}
 
 const write = (file: string, text = 'x') => {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -11,19 +11,10 @@ import { CollectionIndexes } from '../../src/kb/collection-index.ts';
 import { KbStore } from '../../src/kb/kb-store.ts';
 import type { NewChunk } from '../../src/kb/types.ts';
 import { makeVectors, tempDir, versionOf } from './fixtures/store-data.ts';
+import { deadPid } from '../dead-pid.ts';
 
 const DIM = 8;
 
-function deadPid(): number {
-  for (let pid = 3_999_999; pid > 1000; pid -= 7919) {
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return pid;
-    }
-  }
-  throw new Error('no free pid found');
-}
 
 const chunk = (text: string): NewChunk => ({ ord: 0, text, page_start: null, page_end: null, heading_path: [], char_start: 0, char_end: text.length, importance: 0.5, content_type: 'text' });
 
