@@ -32,7 +32,7 @@ import type { JobQueue, QueueStats } from './job-queue.ts';
 // What other modules took from here before the state machine and the executor had files of their own.
 export { countsOf, emptyProgress, endStatus, feedFailedItem, isEnded, itemEvent, jobEndEvent, jobItemsOf, LOST_UPLOAD_REASON, newJobId, newJobRecord, safeCall, TERMINAL_STAGES } from './job-state.ts';
 export type { ItemResult, ItemRun, JobOptions } from './document-executor.ts';
-export { withContentTypes, writeAtomic } from './job-spool.ts';
+export { withContentTypes } from './job-spool.ts';
 export { END_RETRY_FIRST_MS, END_RETRY_MAX_MS, UNSAVED_ENDS_MAX } from './job-end-writer.ts';
 // Defined beside the job types (folder-feed.ts makes items too, and imports no runner).
 export type { NewItem } from './types.ts';

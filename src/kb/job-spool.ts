@@ -29,8 +29,8 @@ export function withContentTypes(options: JobOptions, items: readonly NewItem[])
 export async function writeSpool(spoolDir: string, jobId: string, items: readonly NewItem[], options: JobOptions): Promise<void> {
   const spool = spoolOf(spoolDir, jobId);
   try {
-    for (const [i, it] of items.entries()) if (it.upload) await writeAtomic(path.join(spool, String(i)), it.upload.bytes);
-    await writeAtomic(path.join(spool, 'options.json'), Buffer.from(JSON.stringify(options)));
+    for (const [i, it] of items.entries()) if (it.upload) await writeFileAtomic(path.join(spool, String(i)), it.upload.bytes);
+    await writeFileAtomic(path.join(spool, 'options.json'), JSON.stringify(options));
   } catch (err) {
     await removeSpool(spoolDir, jobId);
     throw toolError('STORAGE_UNAVAILABLE', `The job could not be written to DATA_DIR (${(err as NodeJS.ErrnoException).code ?? errorText(err)})`, err);
@@ -67,9 +67,4 @@ export async function removeSpool(spoolDir: string, jobId: string): Promise<void
 export async function sweepSpool(spoolDir: string, keep: (jobId: string) => boolean): Promise<void> {
   const names = await fs.readdir(spoolDir).catch(() => [] as string[]);
   for (const name of names) if (!keep(name)) await removeSpool(spoolDir, name);
-}
-
-/** The project's one atomic write (src/util/atomic-file.ts): a reader sees the whole file or none. */
-export async function writeAtomic(file: string, data: Buffer): Promise<void> {
-  await writeFileAtomic(file, data);
 }
