@@ -55,7 +55,6 @@ import { candidateDepth, firstStage, passageOf, type DenseSearch, type Retrieval
 export const CHUNKER_VERSION = 3;
 const EMBED_BATCH = 32;
 
-
 export interface RetrievalServiceDeps {
   documents: DocumentAccess;
   caches: CacheRegistry;

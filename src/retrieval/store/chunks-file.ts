@@ -17,9 +17,9 @@ const WRITE_BATCH_BYTES = 1 << 20;
 /**
  * Chunks as a JSON array with one chunk a line ("[", chunks joined by ",\n", "]"), written and
  * hashed in batches with a yield between: a big document has 100k chunks, and one stringify of
- * them all would stall the event loop for a second.
+ * them all would stall the event loop for a second. `sync: false` skips the fsync, for a snapshot
+ * written without them (SnapshotWriter.begin's `durable`).
  */
-/** `sync: false` for a snapshot written without fsyncs (SnapshotWriter.begin's `durable`). */
 export async function writeChunks(file: string, chunks: readonly Chunk[], signal?: AbortSignal, sync = true): Promise<FileDigest> {
   const hash = createHash('sha256');
   let bytes = 0;
