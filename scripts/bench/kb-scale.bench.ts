@@ -94,6 +94,9 @@ await runStandalone(async () => {
   // Pasted paragraphs: 20 queries of 10 claims each (60-80 distinct terms), where MaxScore's
   // per-candidate work over many terms costs more than one pass over the postings (PRUNE_MAX_TERMS).
   const paragraphs = Array.from({ length: 20 }, (_, i) => src.queries.slice((i * 10) % src.queries.length, ((i * 10) % src.queries.length) + 10).join(' '));
+  // Where pruning stops paying (PRUNE_MAX_TERMS): queries of 1 to 10 claims joined, always pruned vs exhaustive.
+  const CLAIMS = [1, 2, 3, 5, 10];
+  const crossover = b.table('Query length: always pruned vs exhaustive (20 queries per length, top 10, p50 ms)', ['chunks', 'claims', 'distinct terms (median)', 'always pruned', 'exhaustive', 'pruned / exhaustive']);
   const long = b.table('Pasted paragraphs (20 queries of 10 claims, top 10, ms)', ['chunks', 'search p50', 'search p95', 'always pruned p50', 'exhaustive p50', 'search / exhaustive (p50)', 'identical']);
   const analyzer = new Analyzer();
   const p50s: Array<{ n: number; pruned: number; exhaustive: number; fts: number }> = [];
@@ -164,6 +167,23 @@ await runStandalone(async () => {
       const full = idx.searchExhaustive(q, K);
       tl.exhaustive.push(performance.now() - t0);
       if (JSON.stringify(got) === JSON.stringify(full) && JSON.stringify(pruned) === JSON.stringify(full)) longSame++;
+    }
+    for (const claims of CLAIMS) {
+      const qs = Array.from({ length: 20 }, (_, i) => src.queries.slice((i * claims) % src.queries.length, ((i * claims) % src.queries.length) + claims).join(' '));
+      for (const q of qs) idx.searchPruned(q, K);
+      const tp: number[] = [];
+      const te: number[] = [];
+      const terms: number[] = [];
+      for (const q of qs) {
+        terms.push(new Set(analyzer.tokenize(q)).size);
+        let t0 = performance.now();
+        idx.searchPruned(q, K);
+        tp.push(performance.now() - t0);
+        t0 = performance.now();
+        idx.searchExhaustive(q, K);
+        te.push(performance.now() - t0);
+      }
+      crossover.rows.push([n, claims, pct(terms, 0.5), pct(tp, 0.5), pct(te, 0.5), round(pct(tp, 0.5) / pct(te, 0.5))]);
     }
     const ls = pct(tl.search, 0.5);
     const le = pct(tl.exhaustive, 0.5);
