@@ -283,6 +283,25 @@ function fileSize(file: string): number | null {
 }
 
 /**
+ * journal_mode = WAL, retried for up to BUSY_TIMEOUT_MS while another connection holds the file:
+ * when several processes open a new database at once, SQLite answers this switch SQLITE_BUSY at
+ * once instead of calling the busy handler (four processes opening together failed one in a while).
+ */
+function enableWal(db: KbDatabase): unknown {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waitMs = 5; ; waitMs = Math.min(waitMs * 2, 100)) {
+    try {
+      return db.pragma('journal_mode = WAL', { simple: true });
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      // Opening is synchronous (KbStore's constructor): a short blocking pause, bounded above.
+      Atomics.wait(pause, 0, 0, waitMs);
+    }
+  }
+}
+
+/**
  * Opens (creating when absent) `dir/kb.sqlite` with WAL, synchronous=NORMAL, foreign keys and a
  * busy timeout, checks it can take writes and runs quick_check (by default after an unclean
  * shutdown only). Throws
@@ -310,7 +329,7 @@ export function openKbDatabase(dir: string, opts: OpenKbDatabaseOptions = {}): K
   try {
     // The first statement reads the header: a file that is not a database fails here (SQLITE_NOTADB).
     if (marked && db.prepare('SELECT COUNT(*) FROM sqlite_master').pluck().get() === 0) throw emptyDatabaseError('no tables');
-    const journal = db.pragma('journal_mode = WAL', { simple: true });
+    const journal = enableWal(db);
     if (journal !== 'wal') throw toolError('STORAGE_UNAVAILABLE', `knowledge base cannot use WAL mode (the file system gave '${String(journal)}')`);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
