@@ -19,6 +19,8 @@ import { loadPdf, pageHasVisualContent, PdfPasswordError, type LoadedPdf, type P
 import { ocrPageCanvas, type OcrCanvasContext } from './ocr-page-canvas.ts';
 import { RawPdf, type PdfRef } from './pdf-raw-objects.ts';
 import { mayHaveRules } from './pdf-rule-hint.ts';
+import { rulesFromContent } from './pdf-content-rules.ts';
+import type { Rule } from './pdf-geometry.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
 import { rebalancePageTree } from './pdf-page-tree.ts';
 import { DEFAULT_PDF_MAX_PAGES, pageLimitMarker } from './pdf-page-limit.ts';
@@ -84,7 +86,9 @@ export async function extractPdf(input: ExtractInput, deps: { ocr: OcrPool }): P
       try {
         page = await doc.getPage(n);
         const ref = (page as unknown as { ref?: PdfRef | null }).ref;
-        const layout = await pageLayout(page, pdfjs, () => mayHaveRules((rawOpened ??= new RawPdf(bytes)), ref) && ruledPages++ < MAX_RULED_PAGES);
+        const layout = await pageLayout(page, pdfjs, () => mayHaveRules((rawOpened ??= new RawPdf(bytes)), ref) && ruledPages++ < MAX_RULED_PAGES, (viewport) =>
+          rulesFromContent((rawOpened ??= new RawPdf(bytes)), ref, viewport),
+        );
         const text = layout.text;
         texts.push(text);
         pageTables[n - 1] = layout.tables;
@@ -240,10 +244,12 @@ async function openPdf(input: ExtractInput, opts: { textOnly?: boolean }): Promi
 
 /**
  * Text and tables of a page's text layer. Ruling lines are read only for pages with gapped lines
- * whose content may draw a ruled table (pdf-rule-hint.ts), MAX_RULED_PAGES per document; the text
+ * whose content may draw a ruled table (pdf-rule-hint.ts), MAX_RULED_PAGES per document: from the
+ * raw content stream (`rawRules`, pdf-content-rules.ts, several times cheaper) or, where that
+ * reader cannot follow the page, from pdf.js's operator list (the same rules either way). The text
  * pass's document lists operators without its images, so no image is decoded for them.
  */
-async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules: () => boolean): Promise<PageLayout> {
+async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules: () => boolean, rawRules: (viewport: number[]) => Rule[] | null): Promise<PageLayout> {
   const viewport = page.getViewport({ scale: 1 });
   const content = await page.getTextContent();
   const items: PositionedTextItem[] = [];
@@ -259,7 +265,7 @@ async function pageLayout(page: PdfPage, pdfjs: LoadedPdf['pdfjs'], mayReadRules
   }
   const plain = layoutPage(items);
   if (plain.gappedLines < 2 || !mayReadRules()) return plain;
-  const rules = await pageRules(page, pdfjs).catch(() => []);
+  const rules = rawRules(viewport.transform) ?? (await pageRules(page, pdfjs).catch(() => []));
   return rules.length ? layoutPage(items, rules) : plain;
 }
 
