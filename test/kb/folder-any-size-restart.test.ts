@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { tempDir } from '../helper.ts';
+import { SOURCE_LOADER_ARGS } from '../setup/source-loader.ts';
 import { startKb } from './jobs-fixtures.ts';
 import { makeFolder, wordOf } from './folder-any-size-fixtures.ts';
 
@@ -20,7 +21,7 @@ t.test('a job killed mid-walk resumes after its last recorded file', async (t) =
   const root = path.join(base, 'folder');
   const files = makeFolder(root, FILES);
 
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, base, root], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SOURCE_LOADER_ARGS, CHILD, dataDir, base, root], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
