@@ -37,11 +37,20 @@ export function judgeTextLayer(text: string): TextLayerVerdict {
   const latin = text.match(/[A-Za-zÀ-ÿ]+/g) ?? [];
   if (latin.length < MIN_TOKENS) return { garbled: false };
   // Only a mostly Latin-script layer is judged: Arabic, CJK... text with Latin bits is left alone.
-  const letters = (text.match(/\p{L}/gu) ?? []).length;
-  if (latin.join('').length < 0.6 * letters) return { garbled: false };
+  // Counted without a string per letter: judged on every page of every PDF.
+  let letters = 0;
+  for (const _ of text.matchAll(/\p{L}+/gu)) letters += [..._[0]].length;
+  let latinLetters = 0;
+  for (const t of latin) latinLetters += t.length;
+  if (latinLetters < 0.6 * letters) return { garbled: false };
   const singles = latin.filter((t) => t.length === 1 && !ONE_LETTER_WORDS.has(t.toLowerCase())).length;
   if (singles / latin.length > SPACED_LETTER_SHARE) return { garbled: true, reason: 'spaced_letters' };
   const multi = latin.filter((t) => t.length > 1);
-  if (multi.length >= MIN_TOKENS && multi.filter(wordLike).length / multi.length < MIN_WORDLIKE_SHARE) return { garbled: true, reason: 'non_words' };
-  return { garbled: false };
+  if (multi.length < MIN_TOKENS) return { garbled: false };
+  // Words are counted until the share can no longer fall below MIN_WORDLIKE_SHARE (most pages stop
+  // about halfway); the verdict is the one counting them all would give.
+  const enough = MIN_WORDLIKE_SHARE * multi.length;
+  let words = 0;
+  for (const t of multi) if (wordLike(t) && ++words >= enough) return { garbled: false };
+  return { garbled: true, reason: 'non_words' };
 }

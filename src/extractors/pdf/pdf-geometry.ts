@@ -51,6 +51,8 @@ export function median(values: number[]): number {
 }
 
 /** Boxes of one line (left to right) as one segment: words joined with a space where there is a visible gap. */
+const WHITE = /\s/;
+
 export function toSegment(boxes: Box[]): Seg {
   const rtlCount = boxes.filter((b) => b.rtl).length;
   const rtl = rtlCount > 0 && rtlCount * 2 >= boxes.length;
@@ -64,7 +66,8 @@ export function toSegment(boxes: Box[]): Seg {
       // Touching runs of opposite direction (Latin words inside Arabic/Hebrew) are separate words.
       const dirChange = prev.rtl !== b.rtl && gap > -SPACE_GAP_EM * h;
       const spaced = gap > SPACE_GAP_EM * h || dirChange || (!rtl && b.spaceBefore);
-      if (spaced && !/\s$/.test(text) && !/^\s/.test(b.str)) text += ' ';
+      // The last character only (a `\s$` test scans the whole line built so far, on every run).
+      if (spaced && !WHITE.test(text.charAt(text.length - 1)) && !WHITE.test(b.str.charAt(0))) text += ' ';
     }
     text += b.str;
     prev = b;
