@@ -22,8 +22,9 @@ export function genRequestId(req: IncomingMessage): string {
 }
 
 const requestIdPlugin: FastifyPluginAsync = async (app) => {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
 };
 
