@@ -15,7 +15,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { toolError } from '../src/errors.ts';
 import { KeyStore } from '../src/auth/key-store.ts';
 import { FULL_ACCESS, NO_ACCESS, type Principal } from '../src/auth/principal.ts';
@@ -85,27 +85,21 @@ const authPlugin: FastifyPluginAsync = async (app) => {
     });
   }
 
-  // Callback style: an accepted request (no keys, an open route, a valid key) costs no promise;
-  // only a refusal goes through the async path below.
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!store.enabled) {
       request.principal = FULL_ACCESS;
-      return done();
+      return;
     }
     if (isOpenRoute(request.routeOptions.url)) {
       request.principal = NO_ACCESS;
-      return done();
+      return;
     }
     const result = store.authenticate(presentedApiKey(request));
     if (result.ok) {
       request.principal = result.principal;
-      return done();
+      return;
     }
     request.principal = NO_ACCESS;
-    refuse(request, reply, result).then(() => done(), done);
-  });
-
-  async function refuse(request: FastifyRequest, reply: FastifyReply, result: { reason?: string; name?: string }): Promise<never> {
     // Past its own budget a failed request gets 429, so keys cannot be guessed at full speed.
     await app.consumeFailedAuth(request, reply);
     reply.header('www-authenticate', 'Bearer');
@@ -114,7 +108,7 @@ const authPlugin: FastifyPluginAsync = async (app) => {
       throw toolError('UNAUTHORIZED', `The API key "${result.name}" has expired: ask for a new one`);
     }
     throw toolError('UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
-  }
+  });
 };
 
 export default fp(authPlugin, { name: 'auth', fastify: '5.x', dependencies: ['services', 'rate-limit'] });

@@ -22,9 +22,8 @@ export function genRequestId(req: IncomingMessage): string {
 }
 
 const requestIdPlugin: FastifyPluginAsync = async (app) => {
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    done();
   });
 };
 

@@ -37,20 +37,17 @@ const shutdownPlugin: FastifyPluginAsync = async (app) => {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (closing) {
       reply.header('connection', 'close');
-      done(toolError('SHUTTING_DOWN', CLOSING_MESSAGE));
-      return;
+      throw toolError('SHUTTING_DOWN', CLOSING_MESSAGE);
     }
     inFlight.add(reply);
     // 'close' covers finished, hijacked (MCP) and abandoned responses alike.
     reply.raw.once('close', () => inFlight.delete(reply));
-    done();
   });
-  app.addHook('onResponse', (_request, reply, done) => {
+  app.addHook('onResponse', async (_request, reply) => {
     inFlight.delete(reply);
-    done();
   });
 
   const settle = async (graceMs: number) => {
