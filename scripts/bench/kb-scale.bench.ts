@@ -21,6 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { CollectionLexicalIndex, type LexicalChunk } from '../../src/kb/lexical-index.ts';
+import { loadLexical, readManifest, SnapshotWriter } from '../../src/kb/index-snapshot.ts';
 import { stopWordSet } from '../../src/retrieval/stop-words.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import { log, QUICK, quantile, round, runStandalone, SCIFACT, SectionBuilder } from './harness.ts';
@@ -91,6 +92,7 @@ await runStandalone(async () => {
   b.note(`Chunks: ${src.kind}.`);
   const lat = b.table('Top-10 latency (ms, in process)', ['chunks', 'pruned p50', 'pruned p95', 'exhaustive p50', 'exhaustive p95', 'FTS5 p50', 'FTS5 p95', 'exhaustive / pruned (p50)', 'FTS5 / pruned (p50)', 'identical']);
   const build = b.table('Build', ['chunks', 'index add s', 'index heap MB (approx)', 'FTS5 insert s', 'terms']);
+  const snap = b.table('Snapshot load (a restart: lexical.bin read, verified against the manifest and opened; median of 3, ms)', ['chunks', 'lexical.bin MB', 'load ms', 'first search after it ms']);
   // Pasted paragraphs: 20 queries of 10 claims each (60-80 distinct terms), where MaxScore's
   // per-candidate work over many terms costs more than one pass over the postings (PRUNE_MAX_TERMS).
   const paragraphs = Array.from({ length: 20 }, (_, i) => src.queries.slice((i * 10) % src.queries.length, ((i * 10) % src.queries.length) + 10).join(' '));
@@ -127,6 +129,30 @@ await runStandalone(async () => {
       ftsMs += performance.now() - t0;
     }
     build.rows.push([n, round(addMs / 1000, 1), round(idx.approxBytes / 1024 / 1024), round(ftsMs / 1000, 1), idx.vocabularySize]);
+    {
+      // The snapshot a restart reads (src/kb/index-snapshot.ts), loaded as the server loads it.
+      const snapDir = path.join(dir, `snap-${n}`);
+      const w = await SnapshotWriter.begin(snapDir, { durable: false });
+      await w.writeLexical(idx);
+      await w.commit({ kind: 'collection', database_id: null, collection_id: 1, version: 1, key: null, content_sha256: null, chunker_version: null, language: null, analyzer: analyzer.signature, embedder: null, dimension: null, hnsw: null, chunks: idx.size });
+      const read = await readManifest(snapDir);
+      if (!read.ok) throw new Error(`snapshot unreadable: ${read.reason}`);
+      const loads: number[] = [];
+      const firsts: number[] = [];
+      for (let r = 0; r < 3; r++) {
+        const t0 = performance.now();
+        const loaded = await loadLexical(snapDir, read.manifest, analyzer);
+        loads.push(performance.now() - t0);
+        const t1 = performance.now();
+        loaded.search(src.queries[r]!, K);
+        firsts.push(performance.now() - t1);
+      }
+      const mb = fs.statSync(path.join(snapDir, 'lexical.bin')).size / 1024 / 1024;
+      const med = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+      snap.rows.push([n, round(mb), round(med(loads), 0), round(med(firsts), 1)]);
+      log(`${n}: snapshot ${round(mb)} MB loads in ${round(med(loads), 0)} ms`);
+      fs.rmSync(snapDir, { recursive: true, force: true });
+    }
     const sel = db.prepare('SELECT rowid AS r FROM d WHERE d MATCH ? ORDER BY bm25(d) LIMIT 10');
 
     // Warm-up (and the block maxima of every query term built once, as a searched index has them).

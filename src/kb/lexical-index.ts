@@ -745,22 +745,28 @@ export class CollectionLexicalIndex {
     return runSync(CollectionLexicalIndex.deserializeSteps(input, analyzer, expect));
   }
 
-  /** deserialize in time slices. With `expect`, a snapshot of another database (or of none) is rejected. */
-  static deserializeSliced(input: Buffer, analyzer: Analyzer, signal?: AbortSignal, expect?: SnapshotIdentity): Promise<CollectionLexicalIndex> {
-    return runSliced(CollectionLexicalIndex.deserializeSteps(input, analyzer, expect), { signal, what: 'Loading the index' });
+  /**
+   * deserialize in time slices. With `expect`, a snapshot of another database (or of none) is
+   * rejected. `verified`: the caller has checked every byte of `input` against a manifest's sha256
+   * (index-snapshot.ts readFileVerified), so the trailer checksum is not computed again.
+   */
+  static deserializeSliced(input: Buffer, analyzer: Analyzer, signal?: AbortSignal, expect?: SnapshotIdentity, opts: { verified?: boolean } = {}): Promise<CollectionLexicalIndex> {
+    return runSliced(CollectionLexicalIndex.deserializeSteps(input, analyzer, expect, opts.verified === true), { signal, what: 'Loading the index' });
   }
 
-  private static *deserializeSteps(input: Buffer, analyzer: Analyzer, expect?: SnapshotIdentity): Steps<CollectionLexicalIndex> {
+  private static *deserializeSteps(input: Buffer, analyzer: Analyzer, expect?: SnapshotIdentity, verified = false): Steps<CollectionLexicalIndex> {
     const bad = (why: string) => toolError('INTERNAL_ERROR', `Lexical index snapshot rejected: ${why}`);
     if (input.length < 12 + CHECKSUM_BYTES) throw bad('too short');
     if (input.readUInt32LE(0) !== MAGIC) throw bad('not a lexical index snapshot');
     const format = input.readUInt32LE(4);
     if (format !== LEXICAL_SNAPSHOT_FORMAT) throw bad(`format ${format}, expected ${LEXICAL_SNAPSHOT_FORMAT}`);
     const bodyEnd = input.length - CHECKSUM_BYTES;
-    const hash = createHash('sha256');
-    yield* hashSteps(hash, input.subarray(0, bodyEnd));
-    const digest = hash.digest();
-    if (!digest.equals(input.subarray(bodyEnd))) throw bad('checksum mismatch');
+    if (!verified) {
+      const hash = createHash('sha256');
+      yield* hashSteps(hash, input.subarray(0, bodyEnd));
+      const digest = hash.digest();
+      if (!digest.equals(input.subarray(bodyEnd))) throw bad('checksum mismatch');
+    }
     // Typed views need 8-byte alignment: copy when the buffer is a slice of a shared pool.
     const buf = input.byteOffset % 8 === 0 ? input : Buffer.from(input);
     const hlen = buf.readUInt32LE(8);
