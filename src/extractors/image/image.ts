@@ -11,7 +11,7 @@ import { uncoveredScriptAdvice } from '../ocr/ocr-languages.ts';
 import { readImageInfo, type ImageInfo } from '../shared/image-info.ts';
 import type { OcrPool, OcrResult } from '../ocr/ocr-pool.ts';
 import { looksBlank } from '../ocr/ocr-blank.ts';
-import { drawablePng, isNoiseReading, isWeakReading, recognizeUpright, withoutNoise, type UprightOcrResult } from '../ocr/ocr-upright.ts';
+import { drawableImage, isNoiseReading, isWeakReading, recognizeUpright, withoutNoise, type UprightOcrResult } from '../ocr/ocr-upright.ts';
 import type { ExtractInput, ProcessedDocument } from '../shared/types.ts';
 import { throwIfAborted as throwIfCancelled } from '../../util/abort.ts';
 
@@ -137,8 +137,8 @@ async function decodeAndRead(input: ExtractInput, info: ImageInfo, pool: OcrPool
   const scale = scaleFor(Math.max(width, height));
   if (scale > 1 && !nativeTried && !upright) {
     if (looksBlank(img, width, height)) return { text: '', confidence: 0, words: [], rotation: 0, blank: true, width, height };
-    const png = await drawablePng(img, width, height);
-    const done = await settledAtNativeSize(pool, await pool.recognize(png, signal, { languages }), png, signal, true);
+    const image = drawableImage(img, width, height);
+    const done = await settledAtNativeSize(pool, await pool.recognize(image, signal, { languages }), image, signal, true);
     if (done) return { ...done, width, height };
   }
   const r = await recognizeUpright(pool, img, width, height, signal, { scale, ...(upright ? { upright } : {}), languages });

@@ -7,6 +7,7 @@
  */
 import { createCanvas } from '@napi-rs/canvas';
 import { looksBlank } from './ocr-blank.ts';
+import { canvasImage } from './ocr-image.ts';
 import type { Drawable } from './ocr-drawable.ts';
 import { scriptCovered } from './ocr-languages.ts';
 import type { OcrPool, OcrResult } from './ocr-pool.ts';
@@ -34,16 +35,19 @@ export interface UprightOcrResult extends OcrResult {
 export interface UprightOptions {
   /** Resizes the source for recognition. */
   scale?: number;
-  /** The upright image already encoded at `scale`. */
-  uprightPng?: Buffer;
+  /** The upright image already encoded at `scale` (for the engine: PNG, JPEG, PGM, PPM...). */
+  uprightImage?: Buffer;
   /** The upright reading, when already done. */
   upright?: OcrResult;
   /** Languages for recognition (plain codes); default: the pool's. */
   languages?: readonly string[];
 }
 
-/** Encodes `src` (width x height) as PNG on a white background (flattens alpha), scaled, turned clockwise. */
-export async function drawablePng(src: Drawable, width: number, height: number, rotation: Rotation = 0, scale = 1): Promise<Buffer> {
+/**
+ * `src` (width x height) drawn on a white background (alpha flattened), scaled, turned clockwise,
+ * as the image the engine reads (PGM or PPM, ocr-image.ts).
+ */
+export function drawableImage(src: Drawable, width: number, height: number, rotation: Rotation = 0, scale = 1): Buffer {
   const s = scale;
   const sw = Math.max(1, Math.round(width * s));
   const sh = Math.max(1, Math.round(height * s));
@@ -55,10 +59,10 @@ export async function drawablePng(src: Drawable, width: number, height: number, 
   ctx.translate(cw / 2, ch / 2);
   ctx.rotate((rotation * Math.PI) / 180);
   ctx.drawImage(src, -sw / 2, -sh / 2, sw, sh);
-  const png = await canvas.encode('png');
+  const image = canvasImage(canvas);
   canvas.width = 0;
   canvas.height = 0;
-  return png;
+  return image;
 }
 
 /** Readable-text score: characters of confident alphanumeric words (noise rarely scores). */
@@ -103,14 +107,14 @@ export async function recognizeUpright(
 ): Promise<UprightOcrResult> {
   const scale = opts.scale ?? 1;
   const languages = pool.resolveJobLanguages(opts.languages);
-  if (!opts.upright && !opts.uprightPng && looksBlank(src, width, height)) return { text: '', confidence: 0, words: [], rotation: 0, blank: true };
-  const read = async (rotation: Rotation, s: number) => pool.recognize(await drawablePng(src, width, height, rotation, s), signal, { languages });
-  const upright = opts.upright ?? (opts.uprightPng ? await pool.recognize(opts.uprightPng, signal, { languages }) : await read(0, scale));
+  if (!opts.upright && !opts.uprightImage && looksBlank(src, width, height)) return { text: '', confidence: 0, words: [], rotation: 0, blank: true };
+  const read = async (rotation: Rotation, s: number) => pool.recognize(drawableImage(src, width, height, rotation, s), signal, { languages });
+  const upright = opts.upright ?? (opts.uprightImage ? await pool.recognize(opts.uprightImage, signal, { languages }) : await read(0, scale));
   if (!isWeakReading(upright)) return { ...upright, rotation: 0 };
 
   if (pool.languageInfo().orientation_detection) {
     const probeScale = Math.min(1, ORIENTATION_PROBE_SIDE / Math.max(width, height));
-    const osd = await pool.detectOrientation(await drawablePng(src, width, height, 0, probeScale), signal);
+    const osd = await pool.detectOrientation(drawableImage(src, width, height, 0, probeScale), signal);
     // osd finding no text at all is the cheap answer for photos and art: no rotated re-reads.
     if (!osd) return { ...upright, rotation: 0 };
     let best: UprightOcrResult = { ...upright, rotation: 0 };

@@ -26,8 +26,8 @@ export interface OcrCanvasContext {
 
 export interface OcrCanvas {
   canvas: Canvas;
-  /** The canvas as an 8-bit grey PNG, when it was decoded that way (else encode the canvas). */
-  greyPng: Buffer | null;
+  /** The canvas as an 8-bit grey image for the engine (PGM), when it was decoded that way (else the canvas is encoded). */
+  greyImage: Buffer | null;
   /** True when pdf.js decoded the page's content (its caches may be worth dropping). */
   viaPdfJs: boolean;
   /** Frees the page's reservation in the budget (after recognition). */
@@ -56,7 +56,7 @@ export async function ocrPageCanvas(page: PdfPage, ctx: OcrCanvasContext): Promi
   try {
     const canvas = (await pageImageCanvas(page)) ?? (await renderPage(page));
     lease.shrink(canvasBytes(canvas.width * canvas.height));
-    return { canvas, greyPng: null, viaPdfJs: true, release: lease.release };
+    return { canvas, greyImage: null, viaPdfJs: true, release: lease.release };
   } catch (err) {
     lease.release();
     throw err;

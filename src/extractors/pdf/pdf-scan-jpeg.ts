@@ -14,6 +14,7 @@ import type { PdfPage } from './pdf-render.ts';
 import { isDict, isName, isRef, PdfObjectParser, type PdfDict, type PdfRef, type PdfValue, type RawPdf } from './pdf-raw-objects.ts';
 import { multiplyMatrix, type Matrix } from './pdf-geometry.ts';
 import { MAX_PDF_IMAGE_PIXELS } from './ocr-render-budget.ts';
+import { greyImage } from '../ocr/ocr-image.ts';
 
 /** Share of the page the image must cover to stand for the whole page (as pdf-page-image.ts). */
 const MIN_PAGE_COVERAGE = 0.9;
@@ -233,7 +234,7 @@ export async function scanJpegCanvas(scan: ScanJpeg, page: PdfPage, opts: { deco
  * The canvas, and when the image fills it and sharp decoded it, the same picture as an 8-bit grey
  * PNG: the OCR engine then holds one byte a pixel instead of four while reading it.
  */
-export async function scanJpegImage(scan: ScanJpeg, page: PdfPage, opts: { decoder?: 'auto' | 'canvas' } = {}): Promise<{ canvas: Canvas; greyPng: Buffer | null } | null> {
+export async function scanJpegImage(scan: ScanJpeg, page: PdfPage, opts: { decoder?: 'auto' | 'canvas' } = {}): Promise<{ canvas: Canvas; greyImage: Buffer | null } | null> {
   const target = scanJpegTarget(scan, page);
   if (!target) return null;
   const { canvasWidth, canvasHeight, rx, ry, rw, rh } = target;
@@ -267,8 +268,9 @@ export async function scanJpegImage(scan: ScanJpeg, page: PdfPage, opts: { decod
       ctx.putImageData(strip, rx, ry + y0);
     }
     const fills = rx === 0 && ry === 0 && rw === canvasWidth && rh === canvasHeight;
-    const greyPng = fills ? await sharp!(grey, { raw: { width: rw, height: rh, channels: 1 } }).toColourspace('b-w').png({ compressionLevel: 6 }).toBuffer().catch(() => null) : null;
-    return { canvas, greyPng };
+    // The same grey pixels as the canvas, as the engine reads them (PGM: no PNG encode or decode).
+    const greyImageOut = fills ? greyImage(grey, rw, rh) : null;
+    return { canvas, greyImage: greyImageOut };
   }
   try {
     const img = await loadImage(Buffer.from(scan.jpeg.buffer, scan.jpeg.byteOffset, scan.jpeg.length));
@@ -276,7 +278,7 @@ export async function scanJpegImage(scan: ScanJpeg, page: PdfPage, opts: { decod
     ctx.imageSmoothingEnabled = true;
     ctx.imageSmoothingQuality = 'high';
     ctx.drawImage(img, rx, ry, rw, rh);
-    return { canvas, greyPng: null };
+    return { canvas, greyImage: null };
   } catch {
     canvas.width = 0;
     canvas.height = 0;

@@ -10,6 +10,7 @@ import { installedLanguagesNote, ocrLimitMarker, oversizedImageMarker, uncovered
 import { LARGE_IMAGE_PIXELS, MAX_PDF_IMAGE_PIXELS, OCR_ENGINE_MEMORY_BUDGET, ocrEngineBytes, RenderMemoryBudget, scanPdfImages, type PdfImageScan } from './ocr-render-budget.ts';
 import { judgeTextLayer } from './ocr-text-layer.ts';
 import { recognizeUpright, withoutNoise } from '../ocr/ocr-upright.ts';
+import { canvasImage } from '../ocr/ocr-image.ts';
 import { layoutPage, type PageLayout, type PositionedTextItem } from './pdf-layout.ts';
 import { resolveHyphenBreaks } from './pdf-hyphens.ts';
 import { pageRules } from './pdf-rules.ts';
@@ -309,10 +310,10 @@ async function ocrPages(
             outcome.blank.push(n);
             continue;
           }
-          const png = drawn.greyPng ?? (await canvas.encode('png'));
+          const image = drawn.greyImage ?? canvasImage(canvas);
           // The engine's memory grows with the pages it reads at once: bounded too, by their pixels.
           const engine = await opts.render.engineBudget.acquire(ocrEngineBytes(canvas.width * canvas.height));
-          const raw = await recognizeUpright(pool, canvas, canvas.width, canvas.height, signal, { uprightPng: png, languages: opts.languages }).finally(engine.release);
+          const raw = await recognizeUpright(pool, canvas, canvas.width, canvas.height, signal, { uprightImage: image, languages: opts.languages }).finally(engine.release);
           const r = withoutNoise(raw);
           outcome.results.set(n, { text: r.text, confidence: r.confidence, words: r.words });
           outcome.ms.set(n, Date.now() - started);
