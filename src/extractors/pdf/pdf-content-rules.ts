@@ -15,7 +15,7 @@
  * the corpus suite compare both readers page by page.
  */
 import type { Rule } from './pdf-geometry.ts';
-import { isDict, isName, isRef, PdfObjectParser, type PdfDict, type PdfRef, type PdfValue, type RawPdf } from './pdf-raw-objects.ts';
+import { isDict, isName, isRef, PdfObjectParser, type PdfRef, type PdfValue, type RawPdf } from './pdf-raw-objects.ts';
 import { rulesFromOperatorList, type PdfOps } from './pdf-rules.ts';
 
 /** Content bytes (all parts and forms together) read at most; past it pdf.js lists the operators. */
@@ -53,34 +53,14 @@ export function rulesFromContent(raw: RawPdf, pageRef: PdfRef | null | undefined
     const annots = raw.resolve(page.get('Annots'));
     if (annots !== undefined && annots !== null && !(Array.isArray(annots) && annots.length === 0)) return null;
     const listing: Listing = { fnArray: [], argsArray: [], bytes: 0 };
-    const contents = raw.resolve(page.get('Contents'));
-    // /Contents is one stream or an array of them, read as one stream (pdf.js joins them too).
-    const parts = contents === undefined || contents === null ? [] : Array.isArray(contents) ? contents : [page.get('Contents')!];
-    const chunks: Uint8Array[] = [];
-    for (const part of parts) {
-      if (!isRef(part)) return null;
-      const data = raw.decodedStream(part);
-      if (!data) return null;
-      chunks.push(data, SPACE);
-    }
-    listStream(raw, concat(chunks), inherited(raw, page, 'Resources'), listing, new Set(), 0);
+    // All parts of /Contents read as one stream, as pdf.js reads them.
+    const content = raw.content(page.get('Contents'), MAX_CONTENT_BYTES);
+    if (!content) return null;
+    listStream(raw, content, raw.inherited(page, 'Resources'), listing, new Set(), 0);
     return rulesFromOperatorList(listing.fnArray, listing.argsArray, OPS, viewport);
   } catch {
     return null;
   }
-}
-
-const SPACE = new Uint8Array([0x0a]);
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 function listStream(raw: RawPdf, data: Uint8Array, resources: PdfValue | undefined, out: Listing, seen: Set<number>, depth: number): void {
@@ -223,13 +203,3 @@ function form(raw: RawPdf, name: string, resources: PdfValue | undefined, out: L
   out.fnArray.push(OPS.paintFormXObjectEnd);
   out.argsArray.push(null);
 }
-
-function inherited(raw: RawPdf, dict: PdfDict, key: string): PdfValue | undefined {
-  let node: PdfValue | undefined = dict;
-  for (let depth = 0; depth < 32 && isDict(node); depth++) {
-    if (node.has(key)) return raw.resolve(node.get(key));
-    node = raw.resolve(node.get('Parent'));
-  }
-  return undefined;
-}
-

@@ -29,6 +29,7 @@ export interface PdfRawStream {
 /** Longest stream this reader inflates (content streams, object streams). */
 const MAX_INFLATED_BYTES = 16 * 1024 * 1024;
 const MAX_DEPTH = 32;
+const LINE_BREAK = new Uint8Array([0x0a]);
 
 const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isDelim = (c: number) => c === 0x28 || c === 0x29 || c === 0x3c || c === 0x3e || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x2f || c === 0x25;
@@ -204,6 +205,39 @@ export class RawPdf {
     const stm = this.lastObjStm.parsed;
     const start = stm?.offsets[loc.index];
     return stm && start !== undefined ? new PdfObjectParser(stm.data, start).value() : undefined;
+  }
+
+  /** `key` of a page dictionary, or of the nearest /Pages node above it that has it (/Resources, /MediaBox...). */
+  inherited(dict: PdfDict, key: string): PdfValue | undefined {
+    let node: PdfValue | undefined = dict;
+    for (let depth = 0; depth < MAX_DEPTH && isDict(node); depth++) {
+      if (node.has(key)) return this.resolve(node.get(key));
+      node = this.resolve(node.get('Parent'));
+    }
+    return undefined;
+  }
+
+  /**
+   * A page's /Contents decoded: one stream or every part of an array, joined with a line break
+   * between (an operator never spans two parts). Empty without contents; null when a part cannot
+   * be read or decoded, or the whole is longer than `maxBytes`.
+   */
+  content(contents: PdfValue | undefined, maxBytes: number): Uint8Array | null {
+    if (contents === undefined || contents === null) return new Uint8Array(0);
+    const value = isRef(contents) ? this.resolve(contents) : contents;
+    // A stream reference or an array of them (resolving a stream gives its dictionary).
+    const refs = Array.isArray(value) ? value : [contents];
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    for (const r of refs) {
+      if (!isRef(r)) return null;
+      const data = this.decodedStream(r);
+      if (!data) return null;
+      total += data.length + 1;
+      if (total > maxBytes) return null;
+      parts.push(data, LINE_BREAK);
+    }
+    return Buffer.concat(parts);
   }
 
   /** `v` with references followed (a few levels). */

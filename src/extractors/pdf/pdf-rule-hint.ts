@@ -7,7 +7,7 @@
  * and path closes. Operator-like tokens inside strings or inline image data only count extra, so
  * every doubt ends in "may have rules", as does anything RawPdf cannot read.
  */
-import { isDict, isName, isRef, type PdfDict, type PdfRef, type PdfValue, type RawPdf } from './pdf-raw-objects.ts';
+import { isDict, isName, isRef, type PdfRef, type PdfValue, type RawPdf } from './pdf-raw-objects.ts';
 import { MIN_TABLE_RULES } from './pdf-tables.ts';
 
 /** Content streams longer than this (all parts together) are not scanned: the operator list decides. */
@@ -43,7 +43,7 @@ function check(raw: RawPdf, pageRef: PdfRef | null | undefined): boolean {
   const names = new Set<string>();
   for (const m of content.matchAll(DO_OPS)) names.add(m[1]!);
   if (!names.size) return false;
-  const resources = inherited(raw, page, 'Resources');
+  const resources = raw.inherited(page, 'Resources');
   const xobjects = isDict(resources) ? raw.resolve(resources.get('XObject')) : undefined;
   if (!isDict(xobjects)) return true;
   for (const name of names) {
@@ -58,25 +58,6 @@ function check(raw: RawPdf, pageRef: PdfRef | null | undefined): boolean {
 
 /** The page's content as latin1 text (every part of a /Contents array), or null when unreadable. */
 function contentText(raw: RawPdf, contents: PdfValue | undefined): string | null {
-  if (contents === undefined || contents === null) return '';
-  const value = isRef(contents) ? raw.resolve(contents) : contents;
-  // /Contents is a stream reference or an array of them (resolving a stream gives its dictionary).
-  const refs = Array.isArray(value) ? value : [contents];
-  let text = '';
-  for (const r of refs) {
-    if (!isRef(r)) return null;
-    const data = raw.decodedStream(r);
-    if (!data || text.length + data.length > MAX_SCANNED_BYTES) return null;
-    text += Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1') + '\n';
-  }
-  return text;
-}
-
-function inherited(raw: RawPdf, dict: PdfDict, key: string): PdfValue | undefined {
-  let node: PdfValue | undefined = dict;
-  for (let depth = 0; depth < 32 && isDict(node); depth++) {
-    if (node.has(key)) return raw.resolve(node.get(key));
-    node = raw.resolve(node.get('Parent'));
-  }
-  return undefined;
+  const data = raw.content(contents, MAX_SCANNED_BYTES);
+  return data && Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1');
 }

@@ -52,10 +52,10 @@ function findScanJpeg(raw: RawPdf, page: PdfPage): ScanJpeg | null {
   if (!ref || typeof ref.num !== 'number') return null;
   const pageDict = raw.resolve(ref);
   if (!isDict(pageDict) || !isName(pageDict.get('Type')) || (pageDict.get('Type') as { name: string }).name !== 'Page') return null;
-  const resources = inherited(raw, pageDict, 'Resources');
+  const resources = raw.inherited(pageDict, 'Resources');
   const xobjects = isDict(resources) ? raw.resolve(resources.get('XObject')) : undefined;
-  const content = contentBytes(raw, pageDict.get('Contents'));
-  if (!content || !isDict(xobjects)) return null;
+  const content = raw.content(pageDict.get('Contents'), MAX_CONTENT_BYTES);
+  if (!content?.length || !isDict(xobjects)) return null;
 
   // q/Q/cm and neutral operators around exactly one Do.
   const parser = new PdfObjectParser(content);
@@ -102,32 +102,6 @@ function findScanJpeg(raw: RawPdf, page: PdfPage): ScanJpeg | null {
   if (!frame || frame.width !== width || frame.height !== height || frame.components !== componentsOf(raw, image.dict)) return null;
   if (frame.width * frame.height > MAX_PDF_IMAGE_PIXELS) return null;
   return { jpeg, width: frame.width, height: frame.height, x: m[4], y: m[5], placedWidth: m[0], placedHeight: m[3] };
-}
-
-function inherited(raw: RawPdf, dict: PdfDict, key: string): PdfValue | undefined {
-  let node: PdfValue | undefined = dict;
-  for (let i = 0; i < 32 && isDict(node); i++) {
-    if (node.has(key)) return raw.resolve(node.get(key));
-    node = raw.resolve(node.get('Parent'));
-  }
-  return undefined;
-}
-
-function contentBytes(raw: RawPdf, contents: PdfValue | undefined): Uint8Array | null {
-  const value = isRef(contents) ? raw.resolve(contents) : contents;
-  // /Contents is a stream reference or an array of them (resolving a stream gives its dictionary).
-  const refs = Array.isArray(value) ? value : [contents];
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (const r of refs) {
-    if (!isRef(r)) return null;
-    const data = raw.decodedStream(r);
-    if (!data) return null;
-    total += data.length + 1;
-    if (total > MAX_CONTENT_BYTES) return null;
-    parts.push(data, Buffer.from('\n'));
-  }
-  return parts.length ? Buffer.concat(parts) : null;
 }
 
 function plainJpegImage(raw: RawPdf, dict: PdfDict): boolean {
