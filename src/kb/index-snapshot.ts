@@ -251,7 +251,11 @@ export async function readFileVerified(dir: string, m: SnapshotManifest, name: s
       pending = next < want.bytes ? readPiece(next) : null;
       hash.update(buf.subarray(at, next));
       at = next;
-      if (pending) throwIfAborted(signal, 'Loading the index');
+      if (pending && signal?.aborted) {
+        // The read in flight settles first: an error of it would otherwise be a rejection nobody handles.
+        await pending.catch(() => undefined);
+        throwIfAborted(signal, 'Loading the index');
+      }
     }
     if (hash.digest('hex') !== want.sha256) throw new SnapshotFault(`${name} corrupt (checksum mismatch with the manifest)`);
     return buf;

@@ -2,7 +2,7 @@
  * A snapshot file is read in pieces and hashed while the next piece is read
  * (src/kb/index-snapshot.ts readFileVerified): a file of several pieces comes back byte for byte,
  * and a byte changed in a later piece, a file cut short or one grown longer than the manifest says
- * is refused with a SnapshotFault (the caller rebuilds), never served.
+ * is refused with a SnapshotFault (the caller rebuilds), never served; an abort is an abort.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -57,4 +57,17 @@ t.test('damage anywhere is refused', async (t) => {
   const { dest, manifest, file } = await snapshot(t);
   fs.rmSync(file);
   await refused(t, readFileVerified(dest, manifest, 'lexical.bin'), /missing/, 'a missing file');
+});
+
+t.test('an abort between pieces ends the read with the abort', async (t) => {
+  const { dest, manifest } = await snapshot(t);
+  const controller = new AbortController();
+  controller.abort(new Error('stop'));
+  const err = await readFileVerified(dest, manifest, 'lexical.bin', controller.signal).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  t.ok(err, 'rejected');
+  t.notOk(err instanceof SnapshotFault, 'not taken for a damaged file (no rebuild for an abort)');
+  t.match((err as Error).message, /stop|abort/i, 'the abort reason');
 });

@@ -39,7 +39,7 @@ export function judgeTextLayer(text: string): TextLayerVerdict {
   // Only a mostly Latin-script layer is judged: Arabic, CJK... text with Latin bits is left alone.
   // Counted without a string per letter: judged on every page of every PDF.
   let letters = 0;
-  for (const _ of text.matchAll(/\p{L}+/gu)) letters += [..._[0]].length;
+  for (const run of text.matchAll(/\p{L}+/gu)) letters += [...run[0]].length;
   let latinLetters = 0;
   for (const t of latin) latinLetters += t.length;
   if (latinLetters < 0.6 * letters) return { garbled: false };

@@ -10,9 +10,10 @@
  * (pdf.js stores path data and form matrices in Float32Arrays), `re` as pdf.js expands it, the
  * close of `s`/`b`/`b*`, unclosed `q` closed at the end of each stream, forms with their /Matrix.
  * Anything it does not follow returns null and the caller lists the operators with pdf.js as
- * before: annotations, an inline image, an operator without its operands, a form it cannot read or that is optional content, a `Q` without its
- * `q`, a stream it cannot decode. test/extractors/pdf-content-rules.test.ts (generated files) and
- * the corpus suite compare both readers page by page.
+ * before: annotations, an inline image, an operator without its operands, a form it cannot read or
+ * that is optional content, a `Q` without its `q`, a stream it cannot decode.
+ * test/extractors/pdf-content-rules.test.ts (generated files) and the corpus suite compare both
+ * readers page by page.
  */
 import type { Rule } from './pdf-geometry.ts';
 import { isDict, isName, isRef, PdfObjectParser, type PdfRef, type PdfValue, type RawPdf } from './pdf-raw-objects.ts';

@@ -50,9 +50,9 @@ export function median(values: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-/** Boxes of one line (left to right) as one segment: words joined with a space where there is a visible gap. */
 const WHITE = /\s/;
 
+/** Boxes of one line (left to right) as one segment: words joined with a space where there is a visible gap. */
 export function toSegment(boxes: Box[]): Seg {
   const rtlCount = boxes.filter((b) => b.rtl).length;
   const rtl = rtlCount > 0 && rtlCount * 2 >= boxes.length;

@@ -206,7 +206,7 @@ export async function scanJpegCanvas(scan: ScanJpeg, page: PdfPage, opts: { deco
 
 /**
  * The canvas, and when the image fills it and sharp decoded it, the same picture as an 8-bit grey
- * PNG: the OCR engine then holds one byte a pixel instead of four while reading it.
+ * PGM (ocr-image.ts): the OCR engine then holds one byte a pixel instead of four while reading it.
  */
 export async function scanJpegImage(scan: ScanJpeg, page: PdfPage, opts: { decoder?: 'auto' | 'canvas' } = {}): Promise<{ canvas: Canvas; greyImage: Buffer | null } | null> {
   const target = scanJpegTarget(scan, page);
@@ -243,8 +243,7 @@ export async function scanJpegImage(scan: ScanJpeg, page: PdfPage, opts: { decod
     }
     const fills = rx === 0 && ry === 0 && rw === canvasWidth && rh === canvasHeight;
     // The same grey pixels as the canvas, as the engine reads them (PGM: no PNG encode or decode).
-    const greyImageOut = fills ? greyImage(grey, rw, rh) : null;
-    return { canvas, greyImage: greyImageOut };
+    return { canvas, greyImage: fills ? greyImage(grey, rw, rh) : null };
   }
   try {
     const img = await loadImage(Buffer.from(scan.jpeg.buffer, scan.jpeg.byteOffset, scan.jpeg.length));
