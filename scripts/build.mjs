@@ -38,7 +38,7 @@ rmSync(outdir, { recursive: true, force: true });
 const server = await build({
   absWorkingDir: root,
   // Worker and child-process entries are bundles of their own: they start from a file path.
-  entryPoints: ['src/server.ts', 'src/retrieval/embedders/onnx-worker.ts', 'src/extraction/extract-child.ts'],
+  entryPoints: ['src/server.ts', 'src/retrieval/embedders/onnx-worker.ts', 'src/kb/search-worker.ts', 'src/extraction/extract-child.ts'],
   outdir,
   outbase: '.',
   entryNames: '[dir]/[name]',

@@ -87,6 +87,10 @@ export const ConfigSchema = Type.Object({
   KB_INDEX_CACHE_MB: Int(1_024, 1, 16_777_216),
   /** Milliseconds a collection search waits for the collection's index to load (snapshot read or catch-up) before answering 503 INDEX_LOADING with Retry-After. */
   SEARCH_LOAD_WAIT_MS: Int(3_000, 0, 600_000),
+  /** Worker threads that search large collections (search-pool.ts); -1: one per core, up to 4; 0: searches run on the main thread. */
+  SEARCH_WORKERS: Int(-1, -1, 64),
+  /** Chunks a collection needs before its searches go to the search worker threads (below it, posting a message costs more than it saves). */
+  SEARCH_WORKER_MIN_CHUNKS: Int(50_000, 1, 1_000_000_000),
   /** With API keys: documents one key may have waiting in ingestion jobs; 0: a quarter of INGEST_QUEUE_MAX. Beyond it that key's new jobs are RATE_LIMITED. */
   INGEST_QUEUE_MAX_PER_KEY: Int(0, 0, 1_000_000),
   /** With API keys: unfinished ingestion jobs one key may have. */
@@ -184,6 +188,8 @@ export interface Config extends RawConfig {
   extractConcurrency: number;
   /** MAX_MEMORY_MB, 0 resolved from the machine's memory. */
   maxMemoryMb: number;
+  /** SEARCH_WORKERS, -1 resolved from the CPU count (1 core: none). */
+  searchWorkers: number;
   /** OCR_LANGUAGES as a list of codes. */
   ocrLanguages: string[];
   /** TESSDATA_DIR resolved; null when not set. */
@@ -301,6 +307,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     RATE_LIMIT_RPM: rateLimitSource === 'loopback-default' ? LOOPBACK_RATE_LIMIT_RPM : value.RATE_LIMIT_RPM,
     rateLimitSource,
     extractConcurrency: value.EXTRACT_CONCURRENCY || Math.max(2, Math.min(8, os.availableParallelism())),
+    // One core: a worker would only take turns with the main thread, and cost its memory.
+    searchWorkers: value.SEARCH_WORKERS >= 0 ? value.SEARCH_WORKERS : os.availableParallelism() > 1 ? Math.min(4, os.availableParallelism()) : 0,
     maxMemoryMb: value.MAX_MEMORY_MB || Math.max(value.EXTRACT_MEMORY_MB, Math.min(16_384, Math.floor(os.totalmem() / 2 / 1024 / 1024))),
     apiKeys,
     // Resolved once, so SIGHUP reloads the same file whatever the working folder is by then.

@@ -56,6 +56,11 @@ export interface CollectionSearchDeps {
   collection: CollectionRecord;
   store: Pick<KbStoreApi, 'getChunks' | 'documentChunks' | 'chunkIdsWhere' | 'getDocument' | 'listDocuments' | 'documentLanguages'>;
   indexes: { lexical: CollectionLexicalSearch; dense: CollectionDenseSearch | null };
+  /**
+   * The lexical top k from a search worker thread (search-pool.ts), or null: search here.
+   * `ids`: the chunks the filters allow (null: all).
+   */
+  lexicalOffload?: (query: string, k: number, ids: ReadonlySet<number> | null, language: string | undefined, signal: AbortSignal) => Promise<IdHit[]> | null;
   models: ModelLayer | null;
   /** Rewrites client-visible reasons (e.g. redacting paths); identity by default. */
   publicText?: (s: string) => string;
@@ -158,11 +163,13 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
 
   // Filters -> an id predicate.
   let filter: IdFilter | undefined;
+  let filterSet: ReadonlySet<number> | null = null;
   let filtered: number | null = null;
   if (hasFilters(req.filters)) {
     const t0 = performance.now();
     const ids = filterIds(deps, req.filters);
     filtered = ids.size;
+    filterSet = ids;
     filter = (id) => ids.has(id);
     timings.filter_ms = ms(t0);
   }
@@ -176,7 +183,8 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   const searchable = total > 0 && filtered !== 0;
   if (mode !== 'dense') {
     const t0 = performance.now();
-    lexHits = searchable ? lexical.search(query, n, filter, language) : [];
+    const offloaded = searchable ? deps.lexicalOffload?.(query, n, filterSet, language, signal) : null;
+    lexHits = offloaded ? await offloaded : searchable ? lexical.search(query, n, filter, language) : [];
     timings.lexical_ms = ms(t0);
   }
   if (mode !== 'lexical') {

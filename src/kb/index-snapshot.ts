@@ -220,7 +220,7 @@ const HASH_PIECE = 4 << 20;
  * and the hash overlap: a restart of a million-chunk collection reads and hashes ~0.5 GB), with a
  * turn of the event loop between pieces.
  */
-export async function readFileVerified(dir: string, m: SnapshotManifest, name: string, signal?: AbortSignal): Promise<Buffer> {
+export async function readFileVerified(dir: string, m: SnapshotManifest, name: string, signal?: AbortSignal, opts: { shared?: boolean } = {}): Promise<Buffer> {
   const want = m.files[name];
   if (!want) throw new SnapshotFault(`${name} is not in the manifest`);
   let fh: fs.FileHandle;
@@ -231,7 +231,8 @@ export async function readFileVerified(dir: string, m: SnapshotManifest, name: s
   }
   try {
     if ((await fh.stat()).size !== want.bytes) throw new SnapshotFault(`${name} truncated or corrupt (size differs from the manifest)`);
-    const buf = Buffer.allocUnsafe(want.bytes);
+    // `shared`: in a SharedArrayBuffer, which worker threads can read without a copy.
+    const buf = opts.shared ? Buffer.from(new SharedArrayBuffer(want.bytes)) : Buffer.allocUnsafe(want.bytes);
     const hash = createHash('sha256');
     const readPiece = async (at: number): Promise<number> => {
       const len = Math.min(HASH_PIECE, want.bytes - at);
@@ -272,7 +273,8 @@ export async function readFileVerified(dir: string, m: SnapshotManifest, name: s
  * snapshot of another analyzer throws: the caller rebuilds it from its chunks).
  */
 export async function loadLexical(dir: string, m: SnapshotManifest, analyzer: Analyzer, signal?: AbortSignal, identity?: SnapshotIdentity): Promise<CollectionLexicalIndex> {
-  const buf = await readFileVerified(dir, m, LEXICAL_FILE, signal);
+  // Shared memory: the search worker threads (search-pool.ts) open these very bytes.
+  const buf = await readFileVerified(dir, m, LEXICAL_FILE, signal, { shared: true });
   let lexical: CollectionLexicalIndex;
   try {
     // Every byte was just checked against the manifest's sha256: the file's own trailer checksum

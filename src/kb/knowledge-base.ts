@@ -15,6 +15,7 @@ import type { ModelLayer } from '../retrieval/contracts.ts';
 import { errorText } from '../util/error-text.ts';
 import { redactPaths } from '../util/fs-errors.ts';
 import { SearchGate } from './search-gate.ts';
+import { SearchPool } from './search-pool.ts';
 import {
   MAX_CHUNK_SIZE,
   MAX_DESCRIPTION_CHARS,
@@ -83,7 +84,10 @@ export class KnowledgeBase implements KnowledgeBaseApi {
   private readonly ingestion: IngestionService | null = null;
   private closed = false;
   private readonly publicText: (s: string) => string;
-  private readonly searches = new SearchGate();
+  /** Worker threads for large collections' lexical search (search-pool.ts). */
+  private readonly searchPool: SearchPool;
+  /** Searches at once: the ones a worker answers hold little of this thread, so more may run. */
+  private readonly searches: SearchGate;
   /**
    * Notices between processes (job events, cancels, collection versions): in-process until
    * attachDistributed() hands over the Redis bus.
@@ -92,6 +96,8 @@ export class KnowledgeBase implements KnowledgeBaseApi {
 
   constructor(private readonly deps: KnowledgeBaseDeps) {
     this.dir = path.join(deps.config.dataDir, 'kb');
+    this.searchPool = new SearchPool({ size: deps.config.searchWorkers, minChunks: deps.config.SEARCH_WORKER_MIN_CHUNKS, log: deps.log });
+    this.searches = new SearchGate(2 + 2 * deps.config.searchWorkers);
     const named = deps.namedDirs ?? [];
     this.publicText = (text) => redactPaths(text, named);
     let store: KbStoreApi | null = null;
@@ -277,7 +283,14 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     return this.searches.run(
       () =>
         searchCollection(
-          { collection: c, store, indexes: { lexical: ix.lexical, dense: ix.dense }, models: this.deps.models, publicText: this.publicText },
+          {
+            collection: c,
+            store,
+            indexes: { lexical: ix.lexical, dense: ix.dense },
+            lexicalOffload: (query, k, ids, language, signal) => this.searchPool.search(ix.lexical, query, k, language, ids, signal),
+            models: this.deps.models,
+            publicText: this.publicText,
+          },
           req,
           ctx.signal,
         ),
@@ -317,7 +330,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
         role,
         queue: r.queue,
         ...(worker ? { worker } : {}),
-        searches: this.searches.stats(),
+        searches: { ...this.searches.stats(), workers: this.searchPool.stats() },
         local_files: this.deps.config.allowedDirs.length > 0 ? 'ALLOWED_DIRS' : 'off (set ALLOWED_DIRS; over MCP stdio the client roots serve)',
       };
     } catch (err) {
@@ -331,6 +344,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
     await this.ingestion?.close();
     // Persists the open indexes (after the last commit, before the bus goes).
     await this.registry?.close();
+    await this.searchPool.shutdown();
     // A bus handed in (tests sharing one) belongs to its giver.
     if (this.bus !== this.deps.bus) await this.bus.close();
     this.store?.close();

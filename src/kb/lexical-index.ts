@@ -119,6 +119,14 @@ export class CollectionLexicalIndex {
   private bounds = new BlockBounds();
   /** A sliced compaction is under way: the arrays are being rebuilt, changes would be lost. */
   private compacting = false;
+  /**
+   * The snapshot this index was loaded from, while it still describes the index exactly: set when
+   * the snapshot sat in a SharedArrayBuffer, dropped at the first change. Search worker threads
+   * open the same bytes (src/kb/search-pool.ts) and answer as this index would.
+   */
+  private shared: Buffer | null = null;
+  /** A search-only replica in a worker thread (deserialize's `replica`): changes are refused. */
+  private replica = false;
 
   /**
    * `capacity.slots`: chunks expected (a document's index knows its count); the arrays start that
@@ -166,6 +174,11 @@ export class CollectionLexicalIndex {
 
   has(id: number): boolean {
     return this.idToSlot.has(id);
+  }
+
+  /** The shared snapshot bytes this index equals, or null once it has changed since it was loaded. */
+  get sharedSnapshot(): Buffer | null {
+    return this.shared;
   }
 
   /** Adds chunks (a chunk whose id is live is replaced). */
@@ -366,6 +379,7 @@ export class CollectionLexicalIndex {
   // ---------------------------------------------------------------------------------------------
 
   private assertNotCompacting(): void {
+    if (this.replica) throw toolError('INTERNAL_ERROR', 'A search replica of a lexical index cannot be changed');
     if (this.compacting) throw toolError('INTERNAL_ERROR', 'The lexical index is being compacted; change it after the save');
   }
 
@@ -379,6 +393,7 @@ export class CollectionLexicalIndex {
 
   private addOne(chunk: LexicalChunk): void {
     if (!Number.isSafeInteger(chunk.id)) throw toolError('INTERNAL_ERROR', `Chunk id ${String(chunk.id)} is not an integer`);
+    this.shared = null;
     if (this.idToSlot.has(chunk.id)) {
       this.removeOne(chunk.id);
       this.maybeCompact();
@@ -447,6 +462,7 @@ export class CollectionLexicalIndex {
   private removeOne(id: number): boolean {
     const slot = this.idToSlot.get(id);
     if (slot === undefined) return false;
+    this.shared = null;
     this.idToSlot.delete(id);
     this.alive[slot] = 0;
     const start = this.termStart[slot];
@@ -475,6 +491,7 @@ export class CollectionLexicalIndex {
   }
 
   private *compactInto(): Steps<void> {
+    this.shared = null;
     const oldCount = this.slotCount;
     const slotMap = new Int32Array(oldCount).fill(-1);
     let next = 0;
@@ -754,7 +771,16 @@ export class CollectionLexicalIndex {
     return runSliced(CollectionLexicalIndex.deserializeSteps(input, analyzer, expect, opts.verified === true), { signal, what: 'Loading the index' });
   }
 
-  private static *deserializeSteps(input: Buffer, analyzer: Analyzer, expect?: SnapshotIdentity, verified = false): Steps<CollectionLexicalIndex> {
+  /**
+   * A search-only copy of the index a shared snapshot holds, for a search worker thread
+   * (src/kb/search-worker.ts): every array a view into `input` or sized to it, no id map, changes
+   * refused. `input` was verified when the owning index loaded it.
+   */
+  static openReplica(input: Buffer, analyzer: Analyzer): CollectionLexicalIndex {
+    return runSync(CollectionLexicalIndex.deserializeSteps(input, analyzer, undefined, true, true));
+  }
+
+  private static *deserializeSteps(input: Buffer, analyzer: Analyzer, expect?: SnapshotIdentity, verified = false, replica = false): Steps<CollectionLexicalIndex> {
     const bad = (why: string) => toolError('INTERNAL_ERROR', `Lexical index snapshot rejected: ${why}`);
     if (input.length < 12 + CHECKSUM_BYTES) throw bad('too short');
     if (input.readUInt32LE(0) !== MAGIC) throw bad('not a lexical index snapshot');
@@ -802,13 +828,16 @@ export class CollectionLexicalIndex {
     const blob = buf.subarray(at - buf.byteOffset, at - buf.byteOffset + h.blob);
 
     const idx = new CollectionLexicalIndex(analyzer, h.params);
-    const cap = Math.max(1024, n);
-    const tcap = Math.max(1024, T);
+    // A replica never grows: its arrays are the snapshot's own views, sized to it.
+    const cap = replica ? n : Math.max(1024, n);
+    const tcap = replica ? T : Math.max(1024, T);
+    const own = <A extends Growable>(fresh: A, view: A): A => (replica ? view : copyInto(fresh, view));
+    idx.replica = replica;
     idx.slotCount = n;
-    idx.slotId = copyInto(new Float64Array(cap), slotId);
-    idx.lenBody = copyInto(new Int32Array(cap), lenBody);
-    idx.lenTitle = copyInto(new Int32Array(cap), lenTitle);
-    idx.termCount = copyInto(new Int32Array(cap), termCount);
+    idx.slotId = own(new Float64Array(cap), slotId);
+    idx.lenBody = own(new Int32Array(cap), lenBody);
+    idx.lenTitle = own(new Int32Array(cap), lenTitle);
+    idx.termCount = own(new Int32Array(cap), termCount);
     idx.alive = new Uint8Array(cap).fill(1, 0, n);
     idx.termStart = new Int32Array(cap);
     let ps = 0;
@@ -823,7 +852,7 @@ export class CollectionLexicalIndex {
     idx.poolUsed = h.pool;
     idx.termHash = new Int32Array(tcap);
     idx.df = new Int32Array(tcap);
-    idx.postUsed = copyInto(new Int32Array(tcap), postUsed);
+    idx.postUsed = own(new Int32Array(tcap), postUsed);
     // Each term's postings start as a view into the snapshot itself (no copy: loading 100k chunks
     // stays well under a second); a term that grows gets its own array, a compaction frees it all.
     const block = postings;
@@ -842,7 +871,8 @@ export class CollectionLexicalIndex {
       idx.termHash[t] = fnv1a(term);
       if ((t & 1023) === 1023) yield;
     }
-    for (let s = 0; s < n; s++) idx.idToSlot.set(slotId[s], s);
+    // A replica only searches: ids come from slotId, nothing looks a slot up by id.
+    if (!replica) for (let s = 0; s < n; s++) idx.idToSlot.set(slotId[s], s);
     idx.live = n;
     // Sums from the lengths themselves (exact integers), not trusted from the header.
     for (let s = 0; s < n; s++) {
@@ -852,6 +882,8 @@ export class CollectionLexicalIndex {
     idx.normBody = new Float32Array(cap);
     idx.normTitle = new Float32Array(cap);
     idx.scores = new Float64Array(cap);
+    // Loaded into shared memory (index-snapshot.ts): worker threads may search these very bytes.
+    if (!replica && buf === input && input.buffer instanceof SharedArrayBuffer) idx.shared = input;
     return idx;
   }
 }
