@@ -145,6 +145,12 @@ export interface CollectionIndexesOptions {
   hnsw?: Partial<HnswParams>;
   /** Save snapshots right after a rebuild (in the background), so the next start loads them. Default true. */
   persistAfterRebuild?: boolean;
+  /**
+   * From this many chunks, a persist reopens the lexical index from the bytes it just wrote, which
+   * sit in shared memory: search worker threads then search it again (search-pool.ts) after the
+   * commits that had made it the main thread's own. Unset: never.
+   */
+  shareFromChunks?: number;
 }
 
 export type IndexSource = 'snapshot' | 'snapshot+catch-up' | 'rebuild';
@@ -156,6 +162,8 @@ export class CollectionIndexes {
   private lex: CollectionLexicalIndex;
   private den: CollectionDenseIndex | null;
   private ver: number;
+  /** CollectionIndexesOptions.shareFromChunks. */
+  private shareFromChunks = Infinity;
   private persistedVersion: number | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   /** A persist queued but not started yet: later calls share it. */
@@ -220,7 +228,7 @@ export class CollectionIndexes {
       loaded = await loadSnapshot(dir, collection, databaseId, analyzer, opts.hnsw, opts.signal, true);
     }
     if (loaded.ok) {
-      const ix = new CollectionIndexes(dir, collection, loaded.lexical, loaded.dense, loaded.version, opts.log, {
+      const ix: CollectionIndexes = new CollectionIndexes(dir, collection, loaded.lexical, loaded.dense, loaded.version, opts.log, {
         source: 'snapshot',
         reason: null,
         open_ms: 0,
@@ -230,6 +238,7 @@ export class CollectionIndexes {
       ix.databaseId = databaseId;
       // A snapshot of format 2 counts as not saved: the next persist writes it in the current format.
       ix.persistedVersion = loaded.legacy ? null : loaded.version;
+      ix.shareFromChunks = opts.shareFromChunks ?? Infinity;
       let caughtUp: CatchUpResult | null = null;
       if (sync) {
         try {
@@ -276,7 +285,7 @@ export class CollectionIndexes {
     if (collection.embedder) dense = await rebuildDense(collection, store, opts.hnsw, opts.signal, (id) => lexical.has(id));
     // Tagged with the version read before the batches: a commit by another process during them may
     // be partly in, and its higher version makes the next check catch up (the diff converges).
-    const ix = new CollectionIndexes(dir, collection, lexical, dense, collection.version, opts.log, {
+    const ix: CollectionIndexes = new CollectionIndexes(dir, collection, lexical, dense, collection.version, opts.log, {
       source: 'rebuild',
       reason: loaded.reason,
       open_ms: Math.round(performance.now() - started),
@@ -288,6 +297,7 @@ export class CollectionIndexes {
       { event: 'kb.index_rebuilt', collection: collection.name, version: collection.version, chunks: lexical.size, vectors: dense?.size ?? null, ms: ix.info.open_ms },
       'collection index rebuilt from the store',
     );
+    ix.shareFromChunks = opts.shareFromChunks ?? Infinity;
     if (opts.persistAfterRebuild !== false) ix.persistInBackground();
     return ix;
   }
@@ -584,8 +594,9 @@ export class CollectionIndexes {
     const identity = { databaseId: this.databaseId };
     const w = await SnapshotWriter.begin(this.dir);
     let manifest: SnapshotManifest;
+    let lexBytes: Buffer;
     try {
-      await w.writeLexical(this.lex, identity);
+      lexBytes = await w.writeLexical(this.lex, identity);
       renew();
       if (this.den) await w.writeDense(this.den, identity);
       renew();
@@ -615,6 +626,10 @@ export class CollectionIndexes {
     this.persistedVersion = version;
     this.info.last_persist_ms = Math.round(performance.now() - started);
     this.info.persisted_at = manifest.saved_at;
+    // Inside the queue: no commit ran since the bytes were made, so they describe the index exactly.
+    if (this.lex.size >= this.shareFromChunks && this.lex.sharedSnapshot === null) {
+      this.lex = await CollectionLexicalIndex.deserializeSliced(lexBytes, this.lex.analyzer, undefined, identity, { verified: true });
+    }
   }
 }
 

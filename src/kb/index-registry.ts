@@ -60,7 +60,7 @@ export interface IndexRegistryDeps {
   /** The knowledge base folder: indexes live under <kbDir>/indexes/<collection id>. */
   kbDir: string;
   store: KbStoreApi;
-  config: { KB_INDEX_CACHE_MB: number; SEARCH_LOAD_WAIT_MS: number };
+  config: { KB_INDEX_CACHE_MB: number; SEARCH_LOAD_WAIT_MS: number; searchWorkers?: number; SEARCH_WORKER_MIN_CHUNKS?: number };
   log?: RegistryLog;
   /** Replaces CollectionIndexes.open (tests: an open that takes as long as they say). */
   openIndexes?: OpenIndexesFn;
@@ -332,7 +332,12 @@ export class IndexRegistry {
     if (!open) {
       if (this.closed) return Promise.reject(toolError('SHUTTING_DOWN', 'The server is stopping'));
       this.behind.clear(c.name);
-      const promise = this.openFn(this.indexDir(c), c, this.deps.store, { ...(this.deps.log ? { log: this.deps.log } : {}) });
+      const { searchWorkers, SEARCH_WORKER_MIN_CHUNKS } = this.deps.config;
+      const promise = this.openFn(this.indexDir(c), c, this.deps.store, {
+        ...(this.deps.log ? { log: this.deps.log } : {}),
+        // With search workers, a large index is shared with them again after each persist.
+        ...(searchWorkers ? { shareFromChunks: SEARCH_WORKER_MIN_CHUNKS } : {}),
+      });
       const entry: OpenEntry = { promise, timer: null, unsavedSince: null, collectionId: c.id, bytes: 0, openedBy: by, since: Date.now(), catchUps: 0 };
       open = entry;
       this.indexes.set(c.name, entry);

@@ -129,8 +129,11 @@ export class SnapshotWriter {
     return digest;
   }
 
-  async writeLexical(lexical: CollectionLexicalIndex, identity?: SnapshotIdentity, signal?: AbortSignal): Promise<void> {
-    await this.writeFile(LEXICAL_FILE, await lexical.serializeSliced(identity), signal);
+  /** Returns the bytes written (in shared memory: see CollectionLexicalIndex.serialize). */
+  async writeLexical(lexical: CollectionLexicalIndex, identity?: SnapshotIdentity, signal?: AbortSignal): Promise<Buffer> {
+    const bytes = await lexical.serializeSliced(identity);
+    await this.writeFile(LEXICAL_FILE, bytes, signal);
+    return bytes;
   }
 
   async writeDense(dense: CollectionDenseIndex, identity?: SnapshotIdentity): Promise<void> {

@@ -724,7 +724,9 @@ export class CollectionLexicalIndex {
     for (const s of sections) size += align8(s.byteLength);
     size += align8(totalPost * 4);
     size += align8(blobLen);
-    const out = Buffer.alloc(size + CHECKSUM_BYTES);
+    // In shared memory, so the index can be reopened over these very bytes for search worker
+    // threads (collection-index.ts, after a persist) without another copy.
+    const out = Buffer.from(new SharedArrayBuffer(size + CHECKSUM_BYTES));
     out.writeUInt32LE(MAGIC, 0);
     out.writeUInt32LE(LEXICAL_SNAPSHOT_FORMAT, 4);
     out.writeUInt32LE(header.length, 8);
