@@ -7,7 +7,7 @@ import { testConfig } from '../helper.ts';
 import { createServices } from '../../src/services.ts';
 import type { PageProgress } from '../../src/extractors/shared/types.ts';
 import { makeMinimalPdf } from '../fixtures-gen/minimal-pdf.ts';
-import { makeScanPdf } from '../fixtures-gen/make-scan-fixtures.ts';
+import { makeScannedPdf } from '../fixtures-gen/make-pdf-fixtures.ts';
 
 const load = async (services: ReturnType<typeof createServices>, bytes: Buffer, name: string) => {
   const seen: PageProgress[] = [];
@@ -35,7 +35,9 @@ t.test('a text PDF read in a child reports every page done', async (t) => {
 t.test('a scan reports 0 pages done before OCR, then each OCR page', async (t) => {
   const services = createServices(testConfig(t, {}), { startModels: false });
   t.teardown(() => services.close());
-  const { pdf } = await makeScanPdf(2, 150);
+  // Two short scanned pages (a few lines each): the progress per OCR page is what is checked, and
+  // a strip 300 pt tall is OCR'd in a fraction of the time of a full Letter page of text.
+  const pdf = await makeScannedPdf(0, 2, { pageHeight: 300 });
   const { seen, loaded } = await load(services, pdf, 'scan.pdf');
   t.match(loaded.doc.content, /\w{4,}/, 'the pages were OCR’d');
   t.same(seen[0], { pages_done: 0, pages_total: 2 }, 'no page is done before its OCR');
