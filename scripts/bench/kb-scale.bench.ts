@@ -22,6 +22,8 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { CollectionLexicalIndex, type LexicalChunk } from '../../src/kb/lexical-index.ts';
 import { loadLexical, readManifest, SnapshotWriter } from '../../src/kb/index-snapshot.ts';
+import { SearchPool } from '../../src/kb/search-pool.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { stopWordSet } from '../../src/retrieval/stop-words.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import { log, QUICK, quantile, round, runStandalone, SCIFACT, SectionBuilder } from './harness.ts';
@@ -84,6 +86,64 @@ function ftsMatch(q: string): string {
 
 const pct = (xs: number[], p: number) => round(quantile([...xs].sort((a, b) => a - b), p));
 
+const CLIENTS = 8;
+const WORKERS = Math.min(4, os.availableParallelism());
+
+/**
+ * CLIENTS clients searching at once, each over every query in turn: on the main thread (each
+ * search holds the event loop) and through the search worker threads (src/kb/search-pool.ts). The
+ * event-loop delay is what a /health call would wait meanwhile.
+ */
+async function concurrent(n: number, index: CollectionLexicalIndex, queries: string[], table: { rows: unknown[][] }, b: SectionBuilder): Promise<void> {
+  const pool = new SearchPool({ size: WORKERS, minChunks: 1 });
+  try {
+    // Open the replica on every worker, then a warm-up pass (each worker builds its block maxima).
+    for (;;) {
+      const p = pool.search(index, queries[0], K, undefined, null);
+      if (p && pool.stats().workers === WORKERS) {
+        await p;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await Promise.all(Array.from({ length: WORKERS * 2 }, async () => {
+      for (const q of queries) await pool.search(index, q, K, undefined, null);
+    }));
+    for (const q of queries) index.search(q, K);
+    const want = queries.map((q) => JSON.stringify(index.search(q, K)));
+    for (const where of ['main thread', `${WORKERS} worker threads`]) {
+      const onMain = where === 'main thread';
+      const lat: number[] = [];
+      let same = 0;
+      const delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async (_, c) => {
+          for (let i = 0; i < queries.length; i++) {
+            const qi = (i + c * 25) % queries.length;
+            const s = performance.now();
+            // A turn per search on the main thread too, as the server's search gate gives one.
+            const hits = onMain ? (await new Promise((r) => setImmediate(r)), index.search(queries[qi], K)) : await pool.search(index, queries[qi], K, undefined, null)!;
+            lat.push(performance.now() - s);
+            if (JSON.stringify(hits) === want[qi]) same++;
+          }
+        }),
+      );
+      const secs = (performance.now() - t0) / 1000;
+      delay.disable();
+      table.rows.push([n, where, lat.length, round(lat.length / secs, 0), pct(lat, 0.5), pct(lat, 0.95), round(delay.max / 1e6, 1), `${same}/${lat.length}`]);
+      log(`${n}: ${where}, ${CLIENTS} clients: ${round(lat.length / secs, 0)} q/s`);
+      if (!onMain) {
+        b.check(`${CLIENTS} clients at ${n} chunks: worker answers identical`, same === lat.length, `${same} of ${lat.length}`);
+        if (n >= 1_000_000) b.check(`${CLIENTS} clients at ${n} chunks: >= 150 q/s`, lat.length / secs >= 150, `${round(lat.length / secs, 0)} q/s (issue 23's goal)`);
+      }
+    }
+  } finally {
+    await pool.shutdown();
+  }
+}
+
 await runStandalone(async () => {
   const src = source();
   const b = new SectionBuilder('kb-scale', 'Lexical search at 100k and 1M chunks', { sizes: SIZES, k: K, queries: src.queries.length, source: src.kind });
@@ -92,6 +152,10 @@ await runStandalone(async () => {
   b.note(`Chunks: ${src.kind}.`);
   const lat = b.table('Top-10 latency (ms, in process)', ['chunks', 'pruned p50', 'pruned p95', 'exhaustive p50', 'exhaustive p95', 'FTS5 p50', 'FTS5 p95', 'exhaustive / pruned (p50)', 'FTS5 / pruned (p50)', 'identical']);
   const build = b.table('Build', ['chunks', 'index add s', 'index heap MB (approx)', 'FTS5 insert s', 'terms']);
+  const conc = b.table(
+    `${CLIENTS} concurrent clients (in process, each looping over the queries; the index loaded from its snapshot into shared memory)`,
+    ['chunks', 'where', 'searches', 'q/s', 'p50 ms', 'p95 ms', 'event-loop delay max ms', 'identical'],
+  );
   const snap = b.table('Snapshot load (a restart: lexical.bin read, verified against the manifest and opened; median of 3, ms)', ['chunks', 'lexical.bin MB', 'load ms', 'first search after it ms']);
   // Pasted paragraphs: 20 queries of 10 claims each (60-80 distinct terms), where MaxScore's
   // per-candidate work over many terms costs more than one pass over the postings (PRUNE_MAX_TERMS).
@@ -147,6 +211,7 @@ await runStandalone(async () => {
         loaded.search(src.queries[r]!, K);
         firsts.push(performance.now() - t1);
       }
+      await concurrent(n, await loadLexical(snapDir, read.manifest, analyzer), src.queries, conc, b);
       const mb = fs.statSync(path.join(snapDir, 'lexical.bin')).size / 1024 / 1024;
       const med = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
       snap.rows.push([n, round(mb), round(med(loads), 0), round(med(firsts), 1)]);
