@@ -52,7 +52,9 @@ t.test('a 600-dpi scan page is downsampled from its image to 300 dpi; other page
 });
 
 t.test('a generated two-page 600-dpi scan uploaded to process_document reads its words', async (t) => {
-  const { pdf, text } = await makeScanPdf(2);
+  // Full-size 600-dpi pages (5100 x 6600 pixels) with 8 lines of text each, not 24: the size is
+  // what this is about, and tesseract's time grows with the text it reads.
+  const { pdf, text } = await makeScanPdf(2, 600, 8);
   const app = await buildTestApp(t);
   const res = await app.inject({ method: 'POST', url: '/v1/documents/process', ...multipart({ bytes: pdf, filename: 'scan.pdf', contentType: 'application/pdf' }) });
   t.equal(res.statusCode, 200, res.body.slice(0, 300));
