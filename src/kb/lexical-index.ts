@@ -127,6 +127,8 @@ export class CollectionLexicalIndex {
   private shared: Buffer | null = null;
   /** A search-only replica in a worker thread (deserialize's `replica`): changes are refused. */
   private replica = false;
+  /** arrayBytes() until the next change; -1: to compute. The registry asks at every search. */
+  private approx = -1;
 
   /**
    * `capacity.slots`: chunks expected (a document's index knows its count); the arrays start that
@@ -346,6 +348,12 @@ export class CollectionLexicalIndex {
 
   /** Approximate heap bytes (typed arrays by capacity, plus term strings and maps). */
   get approxBytes(): number {
+    if (this.approx < 0) this.approx = this.arrayBytes();
+    return this.approx + this.bounds.bytes;
+  }
+
+  /** approxBytes less the block maxima: a walk over every term, so kept until the next change. */
+  private arrayBytes(): number {
     let bytes = 0;
     for (const p of this.post) bytes += p.byteLength + 64;
     for (const s of this.terms) bytes += s.length * 2 + 48;
@@ -354,7 +362,6 @@ export class CollectionLexicalIndex {
     bytes += this.termStart.byteLength + this.termCount.byteLength + this.pool.byteLength;
     bytes += this.normBody.byteLength + this.normTitle.byteLength + this.scores.byteLength;
     bytes += this.idToSlot.size * 40;
-    bytes += this.bounds.bytes;
     return bytes;
   }
 
@@ -365,6 +372,7 @@ export class CollectionLexicalIndex {
    */
   shrinkToFit(): void {
     this.assertNotCompacting();
+    this.approx = -1;
     const T = this.terms.length;
     for (let t = 0; t < T; t++) if (this.post[t].length > this.postUsed[t]) this.post[t] = this.post[t].slice(0, Math.max(3, this.postUsed[t]));
     if (this.pool.length > this.poolUsed) this.pool = this.pool.slice(0, Math.max(1, this.poolUsed));
@@ -394,6 +402,7 @@ export class CollectionLexicalIndex {
   private addOne(chunk: LexicalChunk): void {
     if (!Number.isSafeInteger(chunk.id)) throw toolError('INTERNAL_ERROR', `Chunk id ${String(chunk.id)} is not an integer`);
     this.shared = null;
+    this.approx = -1;
     if (this.idToSlot.has(chunk.id)) {
       this.removeOne(chunk.id);
       this.maybeCompact();
@@ -463,6 +472,7 @@ export class CollectionLexicalIndex {
     const slot = this.idToSlot.get(id);
     if (slot === undefined) return false;
     this.shared = null;
+    this.approx = -1;
     this.idToSlot.delete(id);
     this.alive[slot] = 0;
     const start = this.termStart[slot];
@@ -492,6 +502,7 @@ export class CollectionLexicalIndex {
 
   private *compactInto(): Steps<void> {
     this.shared = null;
+    this.approx = -1;
     const oldCount = this.slotCount;
     const slotMap = new Int32Array(oldCount).fill(-1);
     let next = 0;
@@ -579,6 +590,7 @@ export class CollectionLexicalIndex {
     });
     // Slots and term ids were renumbered.
     this.bounds.reset();
+    this.approx = -1;
   }
 
   private get avgBody(): number {

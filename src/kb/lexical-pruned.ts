@@ -65,6 +65,8 @@ export interface PrunedHit {
   score: number;
 }
 
+const blockBytes = (tb: TermBlocks) => tb.lastSlot.byteLength + tb.maxBody.byteLength + tb.maxTitle.byteLength + 64;
+
 /** Whether the parameters allow the bound above (norms > 0, monotone saturation). */
 export function prunable(p: { k1: number; b: number; bTitle: number; titleWeight: number }): boolean {
   return p.k1 >= 0 && p.b >= 0 && p.b < 1 && p.bTitle >= 0 && p.bTitle < 1 && p.titleWeight >= 0;
@@ -75,17 +77,18 @@ export class BlockBounds {
   private avgBody0 = 0;
   private avgTitle0 = 0;
   private terms: Array<TermBlocks | undefined> = [];
+  /** Heap bytes of the blocks, kept as they are built (the registry asks at every search). */
+  private total = 0;
 
   /** Heap bytes of the blocks built so far. */
   get bytes(): number {
-    let n = 0;
-    for (const tb of this.terms) if (tb) n += tb.lastSlot.byteLength + tb.maxBody.byteLength + tb.maxTitle.byteLength + 64;
-    return n;
+    return this.total;
   }
 
   /** Drops every term's blocks (slots or term ids were renumbered). */
   reset(): void {
     this.terms = [];
+    this.total = 0;
     this.avgBody0 = 0;
     this.avgTitle0 = 0;
   }
@@ -94,6 +97,7 @@ export class BlockBounds {
   prepare(src: PruneSource): void {
     if (this.avgBody0 === 0 || drifted(src.avgBody, this.avgBody0) || drifted(src.avgTitle, this.avgTitle0)) {
       this.terms = [];
+      this.total = 0;
       this.avgBody0 = src.avgBody;
       this.avgTitle0 = src.avgTitle;
     }
@@ -103,7 +107,11 @@ export class BlockBounds {
   blocksOf(t: number, src: PruneSource): TermBlocks {
     const n = src.postUsed[t] / 3;
     let tb = this.terms[t];
-    if (tb === undefined || tb.covered > n) tb = this.terms[t] = { covered: 0, lastSlot: new Int32Array(0), maxBody: new Float64Array(0), maxTitle: new Float64Array(0), topBody: 0, topTitle: 0 };
+    if (tb === undefined || tb.covered > n) {
+      if (tb) this.total -= blockBytes(tb);
+      tb = this.terms[t] = { covered: 0, lastSlot: new Int32Array(0), maxBody: new Float64Array(0), maxTitle: new Float64Array(0), topBody: 0, topTitle: 0 };
+      this.total += blockBytes(tb);
+    }
     if (tb.covered < n) this.extend(tb, src.post[t], n, src);
     return tb;
   }
@@ -124,9 +132,11 @@ export class BlockBounds {
       mb.set(tb.maxBody);
       const mt = new Float64Array(cap);
       mt.set(tb.maxTitle);
+      this.total -= blockBytes(tb);
       tb.lastSlot = ls;
       tb.maxBody = mb;
       tb.maxTitle = mt;
+      this.total += blockBytes(tb);
     }
     const { alive, lenBody, lenTitle, b, bTitle } = src;
     const aB = this.avgBody0;
