@@ -46,7 +46,9 @@ t.test('the page segmentation mode is in effect: mode 6 interleaves the columns,
 });
 
 t.test('a scanned two-column PDF page keeps the reading order; a table image keeps every row', async (t) => {
-  const doc = await extractPdf({ bytes: await pdfOfImages([columns]), signal: signal() }, { ocr });
+  // Placed at 300 dpi, the page is rendered for OCR at the image's own 1700x1100 pixels (at 200
+  // dpi it would be scaled up to 2550x1650: more pixels for tesseract, no other difference).
+  const doc = await extractPdf({ bytes: await pdfOfImages([columns], 300), signal: signal() }, { ocr });
   t.same(doc.metadata.ocr_pages, [1]);
   const order = ngramOrder(COLUMN_REFERENCE, doc.content);
   t.ok(order >= 0.95, `PDF 4-gram order ${order.toFixed(3)}`);
