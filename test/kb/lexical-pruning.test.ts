@@ -79,8 +79,7 @@ function assertSame(t: Test, idx: CollectionLexicalIndex, queries: string[], lab
     for (const k of long ? ks.filter((x) => x === 1 || x === 10 || x === 100 || x === kMax) : ks) {
       for (const [fname, filter] of FILTERS) {
         const want = full.get(fname)!.slice(0, k);
-        const wantJson = JSON.stringify(want);
-        if (qi === 0 && JSON.stringify(idx.searchExhaustive(q, k, filter)) !== wantJson) {
+        if (qi === 0 && JSON.stringify(idx.searchExhaustive(q, k, filter)) !== JSON.stringify(want)) {
           t.fail(`${label}: the exhaustive top ${k} is not the first ${k} of its top ${kMax} (filter ${fname})`);
         }
         hits += want.length;
@@ -89,7 +88,7 @@ function assertSame(t: Test, idx: CollectionLexicalIndex, queries: string[], lab
           ['search', idx.search(q, k, filter)],
         ] as const) {
           compared++;
-          if (JSON.stringify(got) !== wantJson) {
+          if (JSON.stringify(got) !== JSON.stringify(want)) {
             if (mismatches++ < 3) t.same(got.slice(0, 5), want.slice(0, 5), `${label}: ${how} ${JSON.stringify(q.slice(0, 60))} k=${k} filter=${fname}`);
           }
         }
