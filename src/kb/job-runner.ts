@@ -419,7 +419,13 @@ export class JobRunner implements JobQueue {
       live.feeding = null;
     }
     // Cancelled, shut down or ended meanwhile: what was found is dropped (a restart walks it again).
-    if (this.closed || live.cancelRequested || this.live.get(job.id) !== live) return;
+    if (this.closed || this.live.get(job.id) !== live) return;
+    if (live.cancelRequested) {
+      // Cancelled while this part was walked: a document that ended meanwhile saw the walk still in
+      // flight and left the end to it; with nothing running now, the job ends here.
+      if (this.drained(live)) this.finish(live);
+      return;
+    }
     const start = job.items.length;
     job.items.push(...jobItemsOf(added, start));
     if (state) setFeed(job, state);
