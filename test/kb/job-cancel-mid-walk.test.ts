@@ -37,7 +37,7 @@ for (const last of ['the walk', 'the document'] as const) {
     const feed: FeedNext = async (state) => {
       walkStarted = true;
       await walk.promise;
-      return { items: [], state: { ...state, state: 'done' } };
+      return { items: [], state: { ...state, state: 'complete' } };
     };
     const runner = new JobRunner({
       store,
@@ -60,7 +60,7 @@ for (const last of ['the walk', 'the document'] as const) {
 
     if (last === 'the walk') {
       doc.open({ stage: 'done', documentId: 'doc_a', note: null });
-      await pollUntil(() => runner.liveJob(job.id)?.items[0]?.stage !== 'running', 'the document to stop');
+      await pollUntil(() => runner.running() === 0, 'the document to stop');
       t.ok(runner.liveJob(job.id), 'the walk is still in flight: not ended yet');
       walk.open();
     } else {
