@@ -15,13 +15,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KbStore } from '../../src/kb/kb-store.ts';
 import type { NewChunk } from '../../src/kb/types.ts';
-import { log, QUICK, quantile, round, ROOT, runStandalone, SectionBuilder } from './harness.ts';
+import { freePort, log, QUICK, quantile, round, ROOT, runStandalone, SectionBuilder } from './harness.ts';
 import { sciFactLike } from './kb-scale-corpus.ts';
 
 const arg = Number(process.argv[2]);
@@ -30,16 +29,6 @@ const PER_DOC = 1_000;
 const RUNS = 3;
 const STALE_CHUNKS = 5_000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 function addDocuments(kbDir: string, from: number, count: number, gen: () => string): void {
   const store = new KbStore(kbDir);

@@ -17,13 +17,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { build } from 'esbuild';
-import { QUICK, ROOT, isMain, log, round } from './harness.ts';
+import { freePort, QUICK, ROOT, isMain, log, round } from './harness.ts';
 
 const ROUNDS = Number(process.env.BENCH_RUNS ?? (QUICK ? 3 : 5));
 const SPAWN_RUNS = Number(process.env.BENCH_SPAWN_RUNS ?? (QUICK ? 3 : 7));
@@ -89,16 +88,6 @@ async function bundleServer(outdir: string): Promise<string> {
   return entry;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {

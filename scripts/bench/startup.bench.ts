@@ -18,11 +18,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { QUICK, ROOT, SectionBuilder, isMain, log, round, runStandalone } from './harness.ts';
+import { freePort, QUICK, ROOT, SectionBuilder, isMain, log, round, runStandalone } from './harness.ts';
 import type { Section } from './report.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 3 : 7));
@@ -49,16 +48,6 @@ interface Command {
   args: string[];
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function stop(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
