@@ -88,7 +88,7 @@ const LEASE_WAIT_MS = 10_000;
 /** Store reads beyond the rebuild's: diffing ids, reading new rows and vectors, and the snapshot lease. */
 export type CatchUpStore = Pick<
   KbStoreApi,
-  'collectionChunkIds' | 'collectionState' | 'chunkIdPage' | 'getChunks' | 'getChunksForIndex' | 'chunkVectors' | 'acquireLease' | 'releaseLease' | 'leaseHolder'
+  'collectionChunkIds' | 'collectionState' | 'chunkIdPage' | 'chunkCountThrough' | 'getChunks' | 'getChunksForIndex' | 'chunkVectors' | 'acquireLease' | 'releaseLease' | 'leaseHolder'
 >;
 /**
  * What the indexes read from the store; without the catch-up reads, stale indexes are rebuilt.
@@ -396,34 +396,16 @@ export class CollectionIndexes {
   private async runCatchUp(signal?: AbortSignal): Promise<CatchUpResult | null> {
     const store = this.sync!;
     const started = performance.now();
-    const live = await this.readLiveIds(store);
-    if (!live) throw toolError('NOT_FOUND', `Collection "${this.collectionName}" no longer exists`);
-    if (live.version <= this.ver) return null;
+    const changes = await this.readChanges(store);
+    if (!changes) throw toolError('NOT_FOUND', `Collection "${this.collectionName}" no longer exists`);
+    if (changes.version <= this.ver) return null;
     const from = this.ver;
-    // New: live ids this index lacks. Removed: held ids no longer live, looked for only when the
-    // counts say some are (a commit that only added leaves none). The dense index holds a subset
-    // of the lexical one's ids (every path adds both, the rebuild filters), so one list serves both.
-    const added: number[] = [];
-    for (let i = 0; i < live.ids.length; i++) {
-      const id = live.ids[i]!;
-      if (!this.lex.has(id)) added.push(id);
-      if (i % DIFF_STEP === DIFF_STEP - 1) await yieldTurn();
-    }
-    let removed: number[] = [];
-    if (this.lex.size > live.ids.length - added.length) {
-      const liveSet = new Set<number>();
-      for (let i = 0; i < live.ids.length; i++) {
-        liveSet.add(live.ids[i]!);
-        if (i % DIFF_STEP === DIFF_STEP - 1) await yieldTurn();
-      }
-      removed = this.lex.ids().filter((id) => !liveSet.has(id));
-      await yieldTurn();
-    }
+    const { added, removed } = changes;
     this.lex.remove(removed, { deferCompaction: true });
     this.den?.remove(removed);
     if (this.lex.needsCompaction) await this.lex.compactSliced();
-    if (!this.den && live.embedder && live.dimension) {
-      this.den = await CollectionDenseIndex.create({ embedderId: live.embedder, dimension: live.dimension });
+    if (!this.den && changes.embedder && changes.dimension) {
+      this.den = await CollectionDenseIndex.create({ embedderId: changes.embedder, dimension: changes.dimension });
     }
     let addedCount = 0;
     for (let i = 0; i < added.length; i += CATCH_UP_BATCH) {
@@ -448,11 +430,69 @@ export class CollectionIndexes {
       }
       await yieldTurn();
     }
-    this.ver = live.version;
-    const result: CatchUpResult = { from, to: live.version, added: addedCount, removed: removed.length, ms: Math.round(performance.now() - started) };
+    this.ver = changes.version;
+    const result: CatchUpResult = { from, to: changes.version, added: addedCount, removed: removed.length, ms: Math.round(performance.now() - started) };
     this.lastCatchUp = result;
     this.log?.info({ event: 'kb.index_caught_up', collection: this.collectionName, ...result }, 'collection index caught up with the store');
     return result;
+  }
+
+  /**
+   * What the store changed since this index's version: ids to add and ids to remove. Chunk ids
+   * only grow (AUTOINCREMENT, never reused) and a commit's new ids all lie above every id that
+   * existed before it, so an index holds every live id at or below its highest one: it saw each
+   * of them made (a rebuild reading pages while another process committed sees a commit's ids
+   * whole, they all lie past the pages it read before). So when the store counts as many live ids
+   * at or below that highest one as the index holds, none was removed, and the changes are the
+   * ids above it: a seek and a count instead of listing and diffing every id (1M chunks: ~1 s of a
+   * restart behind a stale snapshot). Otherwise the full diff of id sets says which went.
+   */
+  private async readChanges(store: CatchUpStore): Promise<{ version: number; embedder: string | null; dimension: number | null; added: number[]; removed: number[] } | null> {
+    if (store.chunkCountThrough && this.lex.size > 0) {
+      const maxHeld = this.lex.maxId();
+      for (let attempt = 0; attempt < ID_PAGE_TRIES; attempt++) {
+        const head = store.collectionState(this.collectionId);
+        if (!head) return null;
+        if (head.version <= this.ver) return { ...head, added: [], removed: [] };
+        const added: number[] = [];
+        for (let last = maxHeld; ; ) {
+          const page = store.chunkIdPage(this.collectionId, last, ID_PAGE);
+          for (const id of page) added.push(id);
+          if (page.length < ID_PAGE) break;
+          last = page[page.length - 1]!;
+          await yieldTurn();
+        }
+        const through = store.chunkCountThrough(this.collectionId, maxHeld);
+        const tail = store.collectionState(this.collectionId);
+        if (!tail) return null;
+        if (tail.version !== head.version) continue;
+        if (through === this.lex.size) return { ...head, added, removed: [] };
+        break;
+      }
+    }
+    const live = await this.readLiveIds(store);
+    if (!live) return null;
+    if (live.version <= this.ver) return { ...live, added: [], removed: [] };
+    // New: live ids this index lacks. Removed: held ids no longer live, looked for only when the
+    // counts say some are (a commit that only added leaves none). The dense index holds a subset
+    // of the lexical one's ids (every path adds both, the rebuild filters), so one list serves both.
+    const added: number[] = [];
+    for (let i = 0; i < live.ids.length; i++) {
+      const id = live.ids[i]!;
+      if (!this.lex.has(id)) added.push(id);
+      if (i % DIFF_STEP === DIFF_STEP - 1) await yieldTurn();
+    }
+    let removed: number[] = [];
+    if (this.lex.size > live.ids.length - added.length) {
+      const liveSet = new Set<number>();
+      for (let i = 0; i < live.ids.length; i++) {
+        liveSet.add(live.ids[i]!);
+        if (i % DIFF_STEP === DIFF_STEP - 1) await yieldTurn();
+      }
+      removed = this.lex.ids().filter((id) => !liveSet.has(id));
+      await yieldTurn();
+    }
+    return { version: live.version, embedder: live.embedder, dimension: live.dimension, added, removed };
   }
 
   /**

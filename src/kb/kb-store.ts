@@ -990,6 +990,11 @@ export class KbStore implements KbStoreApi {
     return this.guard('read failed', () => this.stmt('SELECT id FROM chunks WHERE collection_id = ? AND id > ? ORDER BY id LIMIT ?').pluck().all(collectionId, afterId, limit) as number[]);
   }
 
+  /** Addition to KbStoreApi: live chunks of the collection with an id at or below `maxId` (an index-only count). */
+  chunkCountThrough(collectionId: number, maxId: number): number {
+    return this.guard('read failed', () => this.stmt('SELECT count(*) FROM chunks WHERE collection_id = ? AND id <= ?').pluck().get(collectionId, maxId) as number);
+  }
+
   /** Addition to KbStoreApi: stored vectors of these chunks, in the order asked (chunks without one left out). */
   chunkVectors(ids: readonly number[]): Array<{ id: number; vector: Float32Array }> {
     if (ids.length === 0) return [];

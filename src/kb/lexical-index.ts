@@ -341,6 +341,13 @@ export class CollectionLexicalIndex {
     return w === h.length ? h : h.slice(0, w);
   }
 
+  /** The highest live chunk id, or 0 when there is none (one pass over the slots). */
+  maxId(): number {
+    let max = 0;
+    for (let s = 0; s < this.slotCount; s++) if (this.alive[s] === 1 && this.slotId[s] > max) max = this.slotId[s];
+    return max;
+  }
+
   /** Live chunk ids, ascending. */
   ids(): number[] {
     return [...this.idToSlot.keys()].sort((a, b) => a - b);

@@ -282,6 +282,8 @@ export interface KbStoreApi {
   collectionState(collectionId: number): { version: number; embedder: string | null; dimension: number | null } | null;
   /** Up to `limit` live chunk ids above `afterId`, ascending. */
   chunkIdPage(collectionId: number, afterId: number, limit: number): number[];
+  /** How many live chunks of the collection have an id at or below `maxId` (optional: catch-up then diffs every id). */
+  chunkCountThrough?(collectionId: number, maxId: number): number;
   /** Stored vectors of these chunks, in the order asked (chunks without one left out). */
   chunkVectors(ids: readonly number[]): Array<{ id: number; vector: Float32Array }>;
   /** Takes or renews a cross-process lease (a meta row, IMMEDIATE transaction); false while another owner holds it. */

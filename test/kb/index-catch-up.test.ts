@@ -108,6 +108,53 @@ t.test('catch-up of open indexes equals a fresh rebuild (re-ingest, add, delete 
   t.equal(await ix.catchUp(), null, 'caught up: a second call finds nothing new');
 });
 
+t.test('additions alone are read past the highest id held; any removal (the top chunks too) takes the full diff; each equals a rebuild', async (t) => {
+  const s = shared(t);
+  s.commit(s.a, 'https://h/1', 70);
+  s.commit(s.a, 'https://h/2', 50);
+  // B's store, counting the reads that list a collection's ids from the start.
+  let fullListings = 0;
+  const counted = new Proxy(s.b, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (key === 'collectionChunkIds') return (...args: unknown[]) => (fullListings++, (value as (...a: unknown[]) => unknown).apply(target, args));
+      if (key === 'chunkIdPage') return (collectionId: number, afterId: number, limit: number) => (afterId === 0 && fullListings++, target.chunkIdPage(collectionId, afterId, limit));
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
+  const ix = await CollectionIndexes.open(s.dir('b'), s.record(), counted, { persistAfterRebuild: false });
+  fullListings = 0;
+
+  s.commit(s.a, 'https://h/3', 40);
+  s.commit(s.a, 'https://h/4', 30);
+  t.match(await ix.catchUp(), { from: 2, to: 4, added: 70, removed: 0 });
+  t.equal(fullListings, 0, 'only additions: no listing of every id');
+  await sameAsRebuild(t, ix, s.b, s.dir('fresh-1'), 'additions');
+
+  // The document holding the highest ids goes and another comes: the count below the old top is short.
+  s.remove(s.a, 'https://h/4');
+  s.commit(s.a, 'https://h/5', 20);
+  t.match(await ix.catchUp(), { to: 6, added: 20, removed: 30 });
+  t.ok(fullListings > 0, 'a removal of the top chunks: the full diff');
+  await sameAsRebuild(t, ix, s.b, s.dir('fresh-2'), 'top removed');
+
+  // A document in the middle re-ingested (its old ids go, new ones come above every other).
+  fullListings = 0;
+  s.commit(s.a, 'https://h/2', 45);
+  t.match(await ix.catchUp(), { to: 7, added: 45, removed: 50 });
+  t.ok(fullListings > 0, 'a removal in the middle: the full diff');
+  await sameAsRebuild(t, ix, s.b, s.dir('fresh-3'), 'middle re-ingested');
+
+  // Additions after those removals: the fast path again.
+  fullListings = 0;
+  s.commit(s.a, 'https://h/6', 10);
+  s.commit(s.a, 'https://h/7', 10);
+  t.match(await ix.catchUp(), { to: 9, added: 20, removed: 0 });
+  t.equal(fullListings, 0, 'additions again: no listing');
+  await sameAsRebuild(t, ix, s.b, s.dir('fresh-4'), 'additions after removals');
+});
+
 t.test('concurrent catch-ups share one run; a commit that skips versions catches up instead of claiming them', async (t) => {
   const s = shared(t);
   s.commit(s.a, 'https://h/1', 50);
