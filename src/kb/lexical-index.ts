@@ -104,7 +104,18 @@ export class CollectionLexicalIndex {
   private termCount = new Int32Array(1024);
   private pool = new Int32Array(16384);
   private poolUsed = 0;
-  private idToSlot = new Map<number, number>();
+  /**
+   * Finding a chunk's slot by id. Chunk ids nearly always arrive in ascending order (store ids
+   * grow, a document's indexes number 0..n-1), and then slotId is sorted and a binary search
+   * finds a slot: no map. Building a Map of a million ids cost ~220 ms of a restart (and ~80 MB),
+   * for lookups only changes and the diversity filter make. An id added out of order switches to
+   * the map (idMap, built from the slots when first needed, kept up to date after).
+   */
+  private idsAscending = true;
+  /** Every id ever added is at most this (removals leave it): ids above it are new. */
+  private idCeiling = -Infinity;
+  /** id -> slot when ids are not ascending; null until built (or while they are). */
+  private idMap: Map<number, number> | null = null;
 
   // ---- global statistics (exact) ----
   private live = 0;
@@ -175,7 +186,35 @@ export class CollectionLexicalIndex {
   }
 
   has(id: number): boolean {
-    return this.idToSlot.has(id);
+    return this.slotOf(id) !== undefined;
+  }
+
+  /** The live slot holding chunk `id`, or undefined. */
+  private slotOf(id: number): number | undefined {
+    if (!(id <= this.idCeiling)) return undefined;
+    if (!this.idsAscending) return this.idIndex().get(id);
+    const ids = this.slotId;
+    let lo = 0;
+    let hi = this.slotCount - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = ids[mid];
+      if (v < id) lo = mid + 1;
+      else if (v > id) hi = mid - 1;
+      else return this.alive[mid] === 1 ? mid : undefined;
+    }
+    return undefined;
+  }
+
+  /** The id -> slot map of live slots (ids not ascending), built at its first use. */
+  private idIndex(): Map<number, number> {
+    if (this.idMap === null) {
+      const map = new Map<number, number>();
+      for (let s = 0; s < this.slotCount; s++) if (this.alive[s] === 1) map.set(this.slotId[s], s);
+      this.idMap = map;
+      this.approx = -1;
+    }
+    return this.idMap;
   }
 
   /** The shared snapshot bytes this index equals, or null once it has changed since it was loaded. */
@@ -329,7 +368,7 @@ export class CollectionLexicalIndex {
    * the diversity filter); empty for an unknown id.
    */
   termIds(id: number): Int32Array {
-    const slot = this.idToSlot.get(id);
+    const slot = this.slotOf(id);
     if (slot === undefined) return EMPTY;
     const start = this.termStart[slot];
     const count = this.termCount[slot];
@@ -350,7 +389,10 @@ export class CollectionLexicalIndex {
 
   /** Live chunk ids, ascending. */
   ids(): number[] {
-    return [...this.idToSlot.keys()].sort((a, b) => a - b);
+    if (!this.idsAscending) return [...this.idIndex().keys()].sort((a, b) => a - b);
+    const out: number[] = [];
+    for (let s = 0; s < this.slotCount; s++) if (this.alive[s] === 1) out.push(this.slotId[s]);
+    return out;
   }
 
   /** Approximate heap bytes (typed arrays by capacity, plus term strings and maps). */
@@ -368,7 +410,7 @@ export class CollectionLexicalIndex {
     bytes += this.slotId.byteLength + this.lenBody.byteLength + this.lenTitle.byteLength + this.alive.byteLength;
     bytes += this.termStart.byteLength + this.termCount.byteLength + this.pool.byteLength;
     bytes += this.normBody.byteLength + this.normTitle.byteLength + this.scores.byteLength;
-    bytes += this.idToSlot.size * 40;
+    bytes += (this.idMap?.size ?? 0) * 40;
     return bytes;
   }
 
@@ -410,9 +452,16 @@ export class CollectionLexicalIndex {
     if (!Number.isSafeInteger(chunk.id)) throw toolError('INTERNAL_ERROR', `Chunk id ${String(chunk.id)} is not an integer`);
     this.shared = null;
     this.approx = -1;
-    if (this.idToSlot.has(chunk.id)) {
-      this.removeOne(chunk.id);
-      this.maybeCompact();
+    if (chunk.id <= this.idCeiling) {
+      if (this.has(chunk.id)) {
+        this.removeOne(chunk.id);
+        this.maybeCompact();
+      }
+      // Out of order from here on: the map, built from the slots as they are before this one.
+      if (this.idsAscending) {
+        this.idIndex();
+        this.idsAscending = false;
+      }
     }
     // What lexicalDocOf (src/retrieval/search.ts) makes of a chunk: heading path as the title.
     const title = chunk.heading_path.length > 0 ? chunk.heading_path.join(' \n ') : '';
@@ -431,7 +480,8 @@ export class CollectionLexicalIndex {
     this.alive[slot] = 1;
     this.termStart[slot] = poolStart;
     this.termCount[slot] = this.poolUsed - poolStart;
-    this.idToSlot.set(chunk.id, slot);
+    if (!this.idsAscending) this.idIndex().set(chunk.id, slot);
+    if (chunk.id > this.idCeiling) this.idCeiling = chunk.id;
     this.live++;
     this.sumBody += bodyTokens.length;
     this.sumTitle += titleTokens.length;
@@ -455,7 +505,8 @@ export class CollectionLexicalIndex {
     let p = this.post[t];
     if (used === 0 || p[used - 3] !== slot) {
       if (used + 3 > p.length) {
-        const next = new Int32Array(Math.max(6, p.length * 2));
+        // A multiple of 3 (whole postings), at least one more.
+        const next = new Int32Array(Math.max(6, Math.ceil(oversize(p.length) / 3) * 3, used + 3));
         next.set(p.subarray(0, used));
         this.post[t] = p = next;
       }
@@ -476,11 +527,11 @@ export class CollectionLexicalIndex {
   }
 
   private removeOne(id: number): boolean {
-    const slot = this.idToSlot.get(id);
+    const slot = this.slotOf(id);
     if (slot === undefined) return false;
     this.shared = null;
     this.approx = -1;
-    this.idToSlot.delete(id);
+    this.idMap?.delete(id);
     this.alive[slot] = 0;
     const start = this.termStart[slot];
     const end = start + this.termCount[slot];
@@ -570,8 +621,6 @@ export class CollectionLexicalIndex {
       const start = this.termStart[s];
       for (let i = 0; i < this.termCount[s]; i++) pool[pw++] = termMap[this.pool[start + i]];
     }
-    const idToSlot = new Map<number, number>();
-    for (let s = 0; s < next; s++) idToSlot.set(slotId[s], s);
     Object.assign(this, {
       terms,
       termIndex,
@@ -588,7 +637,8 @@ export class CollectionLexicalIndex {
       termCount,
       pool,
       poolUsed: pw,
-      idToSlot,
+      // Slots renumbered (in order: ascending ids stay ascending); a map is rebuilt when needed.
+      idMap: null,
       dead: 0,
       normBody: new Float32Array(cap),
       normTitle: new Float32Array(cap),
@@ -666,7 +716,7 @@ export class CollectionLexicalIndex {
 
   private ensureSlots(n: number): void {
     if (n <= this.slotId.length) return;
-    const cap = Math.max(n, this.slotId.length * 2);
+    const cap = Math.max(n, oversize(this.slotId.length));
     this.slotId = grow(this.slotId, cap);
     this.lenBody = grow(this.lenBody, cap);
     this.lenTitle = grow(this.lenTitle, cap);
@@ -681,7 +731,7 @@ export class CollectionLexicalIndex {
 
   private ensureTerms(n: number): void {
     if (n <= this.termHash.length) return;
-    const cap = Math.max(n, this.termHash.length * 2);
+    const cap = Math.max(n, oversize(this.termHash.length));
     this.termHash = grow(this.termHash, cap);
     this.df = grow(this.df, cap);
     this.postUsed = grow(this.postUsed, cap);
@@ -893,7 +943,16 @@ export class CollectionLexicalIndex {
       if ((t & 1023) === 1023) yield;
     }
     // A replica only searches: ids come from slotId, nothing looks a slot up by id.
-    if (!replica) for (let s = 0; s < n; s++) idx.idToSlot.set(slotId[s], s);
+    // Ascending ids (the usual case) need no id map (slotOf); otherwise it is built at its first use.
+    let ascending = true;
+    let ceiling = -Infinity;
+    for (let s = 0; s < n; s++) {
+      const id = slotId[s];
+      if (!(id > ceiling)) ascending = false;
+      if (id > ceiling) ceiling = id;
+    }
+    idx.idsAscending = ascending;
+    idx.idCeiling = ceiling;
     idx.live = n;
     // Sums from the lengths themselves (exact integers), not trusted from the header.
     for (let s = 0; s < n; s++) {
@@ -912,9 +971,20 @@ export class CollectionLexicalIndex {
 type Growable = Float64Array | Int32Array | Uint8Array;
 
 function grow<A extends Growable>(a: A, need: number): A {
-  const next = new (a.constructor as new (n: number) => A)(Math.max(need, a.length * 2));
+  const next = new (a.constructor as new (n: number) => A)(Math.max(need, oversize(a.length)));
   next.set(a as never);
   return next;
+}
+
+/**
+ * The next capacity of a growing array: doubled while small, then an eighth more (still
+ * geometric, so appends stay amortized O(1)). Doubling a large array (a common term's postings,
+ * the term pool: views into a loaded snapshot, grown at the first add) would allocate and
+ * zero-fill twice its size: at 1M chunks a catch-up of a few thousand chunks spent most of its
+ * time there and grew RSS by ~200 MB.
+ */
+export function oversize(length: number): number {
+  return length < 65_536 ? Math.max(16, length * 2) : length + (length >> 3);
 }
 
 function copyInto<A extends Growable>(dst: A, src: A): A {
