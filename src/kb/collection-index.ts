@@ -526,6 +526,11 @@ export class CollectionIndexes {
     return this.lex.approxBytes + (this.den?.approxBytes ?? 0);
   }
 
+  /** Whether the indexes hold changes their snapshot lacks (rebuilt, caught up or changed since the last persist). */
+  get unsaved(): boolean {
+    return this.persistedVersion !== this.ver && !this.destroyed;
+  }
+
   /** Whether the last persist was skipped because another process was writing the snapshot. */
   get persistPending(): boolean {
     return this.persistBusy && this.persistedVersion !== this.ver && !this.destroyed;

@@ -337,6 +337,10 @@ export class IndexRegistry {
         ...(this.deps.log ? { log: this.deps.log } : {}),
         // With search workers, a large index is shared with them again after each persist.
         ...(searchWorkers ? { shareFromChunks: SEARCH_WORKER_MIN_CHUNKS } : {}),
+        // A rebuilt or caught-up index is saved PERSIST_DELAY_MS later (below), not at once: the
+        // search that opened it is answered first instead of sharing the loop with a 1M-chunk
+        // serialize and checksum (~1.5 s in slices).
+        persistAfterRebuild: false,
       });
       const entry: OpenEntry = { promise, timer: null, unsavedSince: null, collectionId: c.id, bytes: 0, openedBy: by, since: Date.now(), catchUps: 0 };
       open = entry;
@@ -345,6 +349,7 @@ export class IndexRegistry {
         (ix) => {
           if (this.indexes.get(c.name) !== entry) return;
           entry.value = ix;
+          if (ix.unsaved) this.schedulePersist(c.name);
           this.enforceBudget(c.name);
         },
         (err) => {
