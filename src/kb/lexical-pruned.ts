@@ -234,6 +234,13 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
   const upper = new Float64Array(m);
   const order = Array.from({ length: m }, (_, i) => i);
   const prefix = new Float64Array(m);
+  // Window scratch: partial sums and touched bits per slot of the window; essential flags and the
+  // exact pass's cursors per term.
+  const windowSum = new Float64Array(window);
+  const words = Math.ceil(window / 32);
+  const touched = new Int32Array(words);
+  const essential = new Uint8Array(m);
+  const start = new Int32Array(m);
   // worse(i, j): heap entry i ranks below entry j (lower score, or equal score and higher id).
   const worse = (si: number, ii: number, sj: number, ij: number) => si < sj || (si === sj && slotId[ii] > slotId[ij]);
 
@@ -338,28 +345,68 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
     /** order[0..ne) are non-essential in this window: together they cannot reach theta. */
     let ne = 0;
     while (ne < m && prefix[ne] < theta) ne++;
-    for (let j = ne; j < m; j++) seek(order[j], ws);
+    const neBound = ne > 0 ? prefix[ne - 1] : 0;
 
-    for (;;) {
-      // The next candidate: the lowest slot an essential list is at, within the window.
-      let d = 0x7fffffff;
-      for (let j = ne; j < m; j++) {
-        const i = order[j];
-        if (pos[i] < used[i]) {
-          const s = post[i][pos[i]];
-          if (s < d) d = s;
+    // The essential terms' postings in the window, term at a time: each live chunk's partial sum
+    // (for bounds only) and a bit saying it was touched. Lucene's MaxScore bulk scorer does the
+    // same; walking the lists in slot order instead costs a look at every essential list per
+    // candidate, which is what made queries of 15+ terms slower than scoring everything.
+    for (let j = ne; j < m; j++) {
+      const i = order[j];
+      essential[i] = 1;
+      seek(i, ws);
+      start[i] = pos[i];
+      const p = post[i];
+      const w = weights[i];
+      const end = used[i];
+      let at = pos[i];
+      for (; at < end; at += 3) {
+        const d = p[at];
+        if (d > we) break;
+        if (alive[d] === 0) continue;
+        const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
+        if (tf > 0) {
+          const off = d - ws;
+          windowSum[off] += (w * tf * (k1 + 1)) / (tf + k1);
+          touched[off >> 5] |= 1 << (off & 31);
         }
       }
-      if (d > we) break;
-      const live = alive[d] !== 0;
-      let partial = 0;
-      for (let j = ne; j < m; j++) {
-        const i = order[j];
-        const p = post[i];
-        if (pos[i] < used[i] && p[pos[i]] === d) {
-          if (live) {
-            // The exhaustive loop's expression, operand for operand.
-            const tf = p[pos[i] + 1] / normBody[d] + (titleWeight * p[pos[i] + 2]) / normTitle[d];
+      pos[i] = at;
+    }
+
+    // The touched chunks in slot order: bounded with the non-essential terms, scored exactly when
+    // the bound can still reach the top k.
+    for (let word = 0; word < words; word++) {
+      let bitsLeft = touched[word];
+      if (bitsLeft === 0) continue;
+      touched[word] = 0;
+      while (bitsLeft !== 0) {
+        const low = bitsLeft & -bitsLeft;
+        bitsLeft ^= low;
+        const off = (word << 5) | (31 - Math.clz32(low));
+        let partial = windowSum[off];
+        windowSum[off] = 0;
+        if ((partial + neBound) * SCORE_SLACK < theta) continue;
+        const d = ws + off;
+        // Non-essential terms, strongest first, each first bounded by its block's maximum at d.
+        let pruned = false;
+        for (let j = ne - 1; j >= 0; j--) {
+          const below = j > 0 ? prefix[j - 1] : 0;
+          const i = order[j];
+          if ((partial + upper[i] + below) * SCORE_SLACK < theta) {
+            pruned = true;
+            break;
+          }
+          seek(i, d);
+          if (pos[i] === used[i]) continue;
+          if ((partial + blockBound(i, blk[i]) + below) * SCORE_SLACK < theta) {
+            pruned = true;
+            break;
+          }
+          const p = post[i];
+          const at = pos[i];
+          if (p[at] === d) {
+            const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
             if (tf > 0) {
               const c = (weights[i] * tf * (k1 + 1)) / (tf + k1);
               contrib[i] = c;
@@ -367,45 +414,29 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
               partial += c;
             }
           }
-          pos[i] += 3;
         }
+        if (pruned) continue;
+        if (warmed !== null && warmed.has(d)) continue; // offered once already
+        // The exact score: every term's contribution, the exhaustive loop's expression operand for
+        // operand, summed in query-term order from 0 as the exhaustive scorer sums them.
+        let score = 0;
+        for (let i = 0; i < m; i++) {
+          if (essential[i] === 1) {
+            const p = post[i];
+            const end = used[i];
+            let at = start[i];
+            while (at < end && p[at] < d) at += 3;
+            start[i] = at;
+            if (at < end && p[at] === d) {
+              const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
+              if (tf > 0) score += (weights[i] * tf * (k1 + 1)) / (tf + k1);
+            }
+          } else if (seen[i] === d) score += contrib[i];
+        }
+        if (score > 0) offer(d, score);
       }
-      if (!live || partial === 0) continue;
-      // Non-essential terms, strongest first, each first bounded by its block's maximum at d.
-      let pruned = false;
-      for (let j = ne - 1; j >= 0; j--) {
-        const below = j > 0 ? prefix[j - 1] : 0;
-        const i = order[j];
-        if ((partial + upper[i] + below) * SCORE_SLACK < theta) {
-          pruned = true;
-          break;
-        }
-        seek(i, d);
-        if (pos[i] === used[i]) continue;
-        if ((partial + blockBound(i, blk[i]) + below) * SCORE_SLACK < theta) {
-          pruned = true;
-          break;
-        }
-        const p = post[i];
-        const at = pos[i];
-        if (p[at] === d) {
-          const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
-          if (tf > 0) {
-            const c = (weights[i] * tf * (k1 + 1)) / (tf + k1);
-            contrib[i] = c;
-            seen[i] = d;
-            partial += c;
-          }
-        }
-      }
-      if (pruned) continue;
-      // The exact score: the contributions summed in query-term order, from 0, as the exhaustive scorer does.
-      let score = 0;
-      for (let i = 0; i < m; i++) if (seen[i] === d) score += contrib[i];
-      if (!(score > 0)) continue;
-      if (warmed !== null && warmed.has(d)) continue; // offered once already
-      if (offer(d, score)) while (ne < m && prefix[ne] < theta) ne++;
     }
+    for (let j = ne; j < m; j++) essential[order[j]] = 0;
   }
   const out: PrunedHit[] = [];
   for (let i = 0; i < size; i++) out.push({ id: slotId[heapSlot[i]], score: heapScore[i] });
