@@ -181,10 +181,11 @@ function drifted(now: number, base: number): boolean {
  * The slots are walked in windows of `window` slots. In each, a term's bound is the largest of
  * its blocks overlapping the window (0 when none does): a window whose bounds sum below the k-th
  * score is skipped whole, and in the others the terms are split, weakest first, into the
- * non-essential ones (together below the k-th score) and the essential ones, whose postings are
- * walked in slot order (document at a time); each chunk they bring is bounded term by term,
- * strongest non-essential first, with the block maximum at that chunk, and scored in full only
- * while the bound can still reach the top k.
+ * non-essential ones (together below the k-th score) and the essential ones, whose postings in
+ * the window are summed term at a time into per-slot partial sums; each chunk they touched is then
+ * taken in slot order, bounded term by term, strongest non-essential first, with the block maximum
+ * at that chunk, and scored in full (query-term order, from 0) only while the bound can still
+ * reach the top k.
  */
 export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonly number[], weights: readonly number[], k: number, filter?: (id: number) => boolean, window = DEFAULT_WINDOW): PrunedHit[] {
   const m = terms.length;
