@@ -70,14 +70,13 @@ const EMPTY = new Int32Array(0);
 /** Below this many postings over the query's terms, scoring them all is cheaper than pruning. */
 const PRUNE_MIN_POSTINGS = 4096;
 /**
- * Above this many distinct query terms, scoring every posting is cheaper than pruning: MaxScore
- * looks at each essential term for every candidate, so its cost grows with terms x candidates
- * while the exhaustive scorer's grows with the postings alone. bench:kb-scale's query-length table
- * (SciFact sentences, top 10, p50): at 1M chunks 15 terms pruned 19 ms vs 35 ms exhaustive, 23
- * terms 43 vs 36, 68 terms (a pasted paragraph) 440 vs 64; at 100k the crossover comes earlier but
- * both are a few ms. Long queries thus cost no more than one pass over their postings.
+ * Above this many distinct query terms, scoring every posting is about as cheap as pruning: the
+ * more terms, the fewer a chunk's bound can rule out. bench:kb-scale's query-length table (SciFact
+ * sentences, top 10, p50, pruned / exhaustive): at 100k chunks 0.59 for 10 terms, 0.85 for 23,
+ * 0.95 for 37 and 1.37 for 68 (a pasted paragraph); at 1M chunks 0.32, 0.34, 0.53 and 0.77. So
+ * queries up to 40 terms are pruned, and longer ones cost one pass over their postings.
  */
-export const PRUNE_MAX_TERMS = 16;
+export const PRUNE_MAX_TERMS = 40;
 
 export class CollectionLexicalIndex {
   readonly analyzer: Analyzer;
