@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { KbStore } from '../../src/kb/kb-store.ts';
 import type { NewChunk } from '../../src/kb/types.ts';
 import { freePort, log, QUICK, quantile, round, ROOT, runStandalone, SectionBuilder } from './harness.ts';
-import { sciFactLike } from './kb-scale-corpus.ts';
+import { scifactSource } from './scifact-chunks.ts';
 
 const arg = Number(process.argv[2]);
 const N = Number.isInteger(arg) && arg > 0 ? arg : QUICK ? 100_000 : 1_000_000;
@@ -152,8 +152,11 @@ await runStandalone(async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-kb-restart-'));
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const kbDir = path.join(dataDir, 'kb');
-  const gen = sciFactLike(11);
-  const query = gen.query();
+  // SciFact sentences and claims, as the issue measured (generated look-alikes without ../shared/eval).
+  const src = scifactSource(CLIENTS * PER_CLIENT + 1);
+  const gen = { next: src.chunk };
+  const query = src.queries[CLIENTS * PER_CLIENT];
+  b.note(`Chunks: ${src.kind}.`);
 
   log(`writing ${N} chunks into the store`);
   let t0 = performance.now();
@@ -181,7 +184,7 @@ await runStandalone(async () => {
   log(`fresh: first search ${freshMs} ms after the spawn`);
 
   const http = b.table(`${CLIENTS} concurrent HTTP clients (POST /v1/collections/big/search, top 10, ${CLIENTS * PER_CLIENT} different queries; /health probed meanwhile)`, ['server', 'q/s', 'p50 ms', 'p95 ms', '/health p95 ms']);
-  const queries = Array.from({ length: CLIENTS * PER_CLIENT }, gen.query);
+  const queries = src.queries.slice(0, CLIENTS * PER_CLIENT);
   let workersQps = 0;
   for (const [label, env] of [['search workers (default)', {}], ['SEARCH_WORKERS=0 (main thread)', { SEARCH_WORKERS: '0' }]] as const) {
     const r = await concurrentHttp(dataDir, queries, env);

@@ -26,51 +26,14 @@ import { SearchPool } from '../../src/kb/search-pool.ts';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { stopWordSet } from '../../src/retrieval/stop-words.ts';
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
-import { log, QUICK, quantile, round, runStandalone, SCIFACT, SectionBuilder } from './harness.ts';
-import { lcg, sciFactLike } from './kb-scale-corpus.ts';
+import { log, QUICK, quantile, round, runStandalone, SectionBuilder } from './harness.ts';
+import { scifactSource } from './scifact-chunks.ts';
 
 const argSizes = process.argv.slice(2).map(Number).filter((n) => Number.isInteger(n) && n > 0);
 const SIZES = argSizes.length > 0 ? argSizes : QUICK ? [100_000] : [100_000, 1_000_000];
 const K = 10;
 const QUERIES = 200;
 
-interface Source {
-  kind: string;
-  chunk: () => string;
-  queries: string[];
-}
-
-function source(): Source {
-  const queriesFile = path.join(path.dirname(SCIFACT), 'queries.train.jsonl');
-  if (fs.existsSync(SCIFACT) && fs.existsSync(queriesFile)) {
-    const sentences: string[] = [];
-    for (const line of fs.readFileSync(SCIFACT, 'utf8').split('\n')) {
-      if (!line.trim()) continue;
-      const d = JSON.parse(line) as { title: string; text: string };
-      sentences.push(d.title);
-      for (const s of d.text.split(/(?<=[.!?])\s+(?=[A-Z])/)) if (s.length > 20) sentences.push(s);
-    }
-    const queries = fs
-      .readFileSync(queriesFile, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => (JSON.parse(l) as { text: string }).text);
-    const r = lcg(7);
-    const pick = () => sentences[Math.floor(r() * sentences.length)];
-    return {
-      kind: `SciFact corpus sentences (${sentences.length}), 1-3 random ones per chunk; SciFact train claims as queries`,
-      chunk: () => {
-        const n = 1 + Math.floor(r() * 3);
-        let s = pick();
-        for (let i = 1; i < n; i++) s += ` ${pick()}`;
-        return s;
-      },
-      queries: queries.slice(0, QUERIES),
-    };
-  }
-  const gen = sciFactLike(3);
-  return { kind: 'generated SciFact-like sentences and claims (../shared/eval/scifact absent)', chunk: gen.next, queries: Array.from({ length: QUERIES }, gen.query) };
-}
 
 const STOPS = stopWordSet('extended') ?? new Set<string>();
 
@@ -145,7 +108,7 @@ async function concurrent(n: number, index: CollectionLexicalIndex, queries: str
 }
 
 await runStandalone(async () => {
-  const src = source();
+  const src = scifactSource(QUERIES);
   const b = new SectionBuilder('kb-scale', 'Lexical search at 100k and 1M chunks', { sizes: SIZES, k: K, queries: src.queries.length, source: src.kind });
   b.note('Built in process (CollectionLexicalIndex.add and an FTS5 table in a temporary SQLite file), not through the REST API: latencies are of the search call itself, no HTTP or pipeline around it.');
   b.note('The three run round-robin per query (pruned, exhaustive, FTS5) after a warm-up pass; the machine is shared (2 cores, other jobs running), so read the ratios, which come from the same runs.');
