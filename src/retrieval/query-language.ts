@@ -12,6 +12,10 @@ export const QUERY_LANGUAGE_MIN_CONFIDENCE = 0.5;
 
 /** Documents per language -> the query's language (undefined: the default, English, rules). */
 export function queryLanguage(query: string, documentLanguages: Readonly<Record<string, number>>): string | undefined {
+  // Documents in one language: that is the answer whatever the detection says (detected and
+  // present, or the most common), so the detection (~0.4 ms, at every search) is skipped.
+  const languages = Object.keys(documentLanguages).filter((l) => (documentLanguages[l] ?? 0) > 0);
+  if (languages.length === 1) return languages[0];
   const d = detectLanguage(query);
   if (d.confidence >= QUERY_LANGUAGE_MIN_CONFIDENCE && (documentLanguages[d.language_code] ?? 0) > 0) return d.language_code;
   let best: string | undefined;
