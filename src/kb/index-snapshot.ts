@@ -33,7 +33,7 @@ import { throwIfAborted } from '../util/abort.ts';
 import { fsyncDir, fsyncFile, writeFileSynced, type FileDigest } from '../util/atomic-file.ts';
 import { leftoverOwner } from '../util/temp-sweep.ts';
 import { errorText } from '../util/error-text.ts';
-import { CollectionLexicalIndex, type SnapshotIdentity } from './lexical-index.ts';
+import { CollectionLexicalIndex, type SerializeOptions, type SnapshotIdentity } from './lexical-index.ts';
 import { CollectionDenseIndex } from './dense-index.ts';
 
 /**
@@ -130,8 +130,8 @@ export class SnapshotWriter {
   }
 
   /** Returns the bytes written (in shared memory: see CollectionLexicalIndex.serialize). */
-  async writeLexical(lexical: CollectionLexicalIndex, identity?: SnapshotIdentity, signal?: AbortSignal): Promise<Buffer> {
-    const bytes = await lexical.serializeSliced(identity);
+  async writeLexical(lexical: CollectionLexicalIndex, identity?: SnapshotIdentity, signal?: AbortSignal, opts: SerializeOptions = {}): Promise<Buffer> {
+    const bytes = await lexical.serializeSliced(identity, opts);
     await this.writeFile(LEXICAL_FILE, bytes, signal);
     return bytes;
   }

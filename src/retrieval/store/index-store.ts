@@ -82,6 +82,8 @@ export const INDEX_FORMAT_VERSION = SNAPSHOT_FORMAT;
 export { LEGACY_INDEX_FORMAT } from './legacy-folder.ts';
 export { StoredIndex, type IndexExpectation, type IndexMeta, type LexicalSettings } from './stored-index.ts';
 const KEY_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** A document's index is never added to after a load: its snapshot needs no room to grow. */
+const DOCUMENT_INDEX_FORMAT = { growable: false } as const;
 
 export type { FileDigest } from '../../util/atomic-file.ts';
 export type { SweepReport } from '../../kb/index-snapshot.ts';
@@ -209,7 +211,7 @@ export class IndexStore {
         await w.carry(dir, DENSE_FILE, plan.dense.index);
         await w.carry(dir, DENSE_META_FILE, plan.dense.meta);
       }
-      await w.writeLexical(index.lexical.index, undefined, signal);
+      await w.writeLexical(index.lexical.index, undefined, signal, DOCUMENT_INDEX_FORMAT);
       const m = await w.commit(plan.fields, () => throwIfAborted(signal, 'Saving the index'));
       Object.assign(index.meta, metaOf(m));
     } catch (err) {
@@ -243,7 +245,7 @@ export class IndexStore {
           await w.writeDense(hnsw);
         }
         w.record(CHUNKS_FILE, await writeChunks(w.path(CHUNKS_FILE), data.chunks, signal, w.durable));
-        await w.writeLexical(lexical.index, undefined, signal);
+        await w.writeLexical(lexical.index, undefined, signal, DOCUMENT_INDEX_FORMAT);
         throwIfAborted(signal, 'Saving the index');
         const manifest = await w.commit(
           documentFields(key, {
