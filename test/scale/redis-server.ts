@@ -5,20 +5,11 @@
  * running servers and gives it back.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import type { Teardown } from '../helper.ts';
 
-/** A loopback port nothing listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../free-port.ts';
+
+export { freePort };
 
 export interface RedisServer {
   port: number;
