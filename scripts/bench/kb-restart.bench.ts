@@ -154,13 +154,12 @@ await runStandalone(async () => {
   const kbDir = path.join(dataDir, 'kb');
   // SciFact sentences and claims, as the issue measured (generated look-alikes without ../shared/eval).
   const src = scifactSource(CLIENTS * PER_CLIENT + 1);
-  const gen = { next: src.chunk };
   const query = src.queries[CLIENTS * PER_CLIENT];
   b.note(`Chunks: ${src.kind}.`);
 
   log(`writing ${N} chunks into the store`);
   let t0 = performance.now();
-  addDocuments(kbDir, 0, N / PER_DOC, gen.next);
+  addDocuments(kbDir, 0, N / PER_DOC, src.chunk);
   b.note(`Store written in ${round((performance.now() - t0) / 1000, 1)} s.`);
 
   log('first start: the index is rebuilt from the store and saved');
@@ -199,7 +198,7 @@ await runStandalone(async () => {
   const indexes = path.join(kbDir, 'indexes');
   const saved = path.join(dataDir, 'indexes-at-start');
   fs.cpSync(indexes, saved, { recursive: true });
-  addDocuments(kbDir, N / PER_DOC, STALE_CHUNKS / PER_DOC, gen.next);
+  addDocuments(kbDir, N / PER_DOC, STALE_CHUNKS / PER_DOC, src.chunk);
   execFileSync('sync');
   const staleRuns: Run[] = [];
   for (let i = 0; i < RUNS; i++) {

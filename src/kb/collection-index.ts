@@ -440,16 +440,16 @@ export class CollectionIndexes {
   /**
    * What the store changed since this index's version: ids to add and ids to remove. Chunk ids
    * only grow (AUTOINCREMENT, never reused) and a commit's new ids all lie above every id that
-   * existed before it, so an index holds every live id at or below its highest one: it saw each
-   * of them made (a rebuild reading pages while another process committed sees a commit's ids
-   * whole, they all lie past the pages it read before). So when the store counts as many live ids
-   * at or below that highest one as the index holds, none was removed, and the changes are the
+   * existed before it, so an index holds every live id at or below the highest id it has held: it
+   * saw each of them made (a rebuild reading pages while another process committed sees a commit's
+   * ids whole, they all lie past the pages it read before). So when the store counts as many live
+   * ids at or below that highest one as the index holds, none was removed, and the changes are the
    * ids above it: a seek and a count instead of listing and diffing every id (1M chunks: ~1 s of a
    * restart behind a stale snapshot). Otherwise the full diff of id sets says which went.
    */
   private async readChanges(store: CatchUpStore): Promise<{ version: number; embedder: string | null; dimension: number | null; added: number[]; removed: number[] } | null> {
     if (store.chunkCountThrough && this.lex.size > 0) {
-      const maxHeld = this.lex.maxId();
+      const maxHeld = this.lex.highestId;
       for (let attempt = 0; attempt < ID_PAGE_TRIES; attempt++) {
         const head = store.collectionState(this.collectionId);
         if (!head) return null;

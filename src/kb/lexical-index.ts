@@ -398,11 +398,9 @@ export class CollectionLexicalIndex {
     return w === h.length ? h : h.slice(0, w);
   }
 
-  /** The highest live chunk id, or 0 when there is none (one pass over the slots). */
-  maxId(): number {
-    let max = 0;
-    for (let s = 0; s < this.slotCount; s++) if (this.alive[s] === 1 && this.slotId[s] > max) max = this.slotId[s];
-    return max;
+  /** The highest chunk id ever added (removed ones included): every id the index holds is at most this; -Infinity when empty. */
+  get highestId(): number {
+    return this.idCeiling;
   }
 
   /** Live chunk ids, ascending. */
