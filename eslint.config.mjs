@@ -16,7 +16,7 @@ import globals from 'globals';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.tap/**', 'test/fixtures/**', 'bench/**', 'console/dist/**'],
+    ignores: ['**/node_modules/**', 'dist/**', 'coverage/**', '.tap/**', 'test/fixtures/**', 'test/groups/**', 'bench/**', 'console/dist/**'],
   },
   {
     linterOptions: {

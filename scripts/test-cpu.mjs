@@ -5,16 +5,19 @@
 // on what else the machine is doing: on an idle machine `npm test`'s wall is about the total CPU
 // divided by the cores, plus the tap runner's own ~3 s.
 //
-//   node scripts/test-cpu.mjs [--jobs N] [--top N] [--out file.json] [file.test.ts ...]
-//   (no files: the suite's files, from `tap list`)
+//   node scripts/test-cpu.mjs [--jobs N] [--top N] [--out file.json] [--weights] [file.test.ts ...]
+//   (no files: the suite's files, as scripts/test-groups.mjs lists them)
+//   --weights: also writes each file's CPU to test/setup/test-cpu-weights.json, which
+//   scripts/test-groups.mjs packs `npm test`'s processes by (whole suite runs only)
 //
 // Needs GNU time at /usr/bin/time (Debian: apt-get install time).
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { suiteFiles } from './test-groups.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
@@ -32,7 +35,9 @@ if (!existsSync('/usr/bin/time')) {
   process.exit(2);
 }
 
-const files = args.length > 0 ? args : execFileSync(path.join(root, 'node_modules', '.bin', 'tap'), ['list'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+const writeWeights = args.includes('--weights');
+if (writeWeights) args.splice(args.indexOf('--weights'), 1);
+const files = args.length > 0 ? args : suiteFiles();
 
 // tap's own arguments for a test process (@tapjs/run's test-argv): the plugins' import loaders,
 // source maps, @tapjs/processinfo last; then the project's node-arg.
@@ -87,3 +92,12 @@ for (const r of results.slice(0, top)) console.log(`${r.cpu.toFixed(2).padStart(
 console.log(`\n${results.length} files, ${results.filter((r) => !r.ok).length} failed; total CPU ${total.toFixed(1)} s (${(total / 60).toFixed(1)} min); measured in ${((Date.now() - started) / 1000).toFixed(0)} s wall with ${jobs} job(s)`);
 console.log(`estimated idle wall of the suite on ${cores} cores: ~${(total / cores / 60).toFixed(1)} min (CPU / cores; the runner adds ~3 s)`);
 if (out) writeFileSync(out, JSON.stringify({ total, files: results }, null, 2));
+if (writeWeights) {
+  if (args.length > 0) {
+    console.error('--weights: only from a whole-suite run (no file arguments)');
+  } else {
+    const weights = Object.fromEntries(results.filter((r) => Number.isFinite(r.cpu)).map((r) => [r.file, Math.round(r.cpu * 10) / 10]).sort((a, b) => a[0].localeCompare(b[0])));
+    writeFileSync(path.join(root, 'test', 'setup', 'test-cpu-weights.json'), `${JSON.stringify(weights, null, 1)}\n`);
+    console.log('wrote test/setup/test-cpu-weights.json');
+  }
+}

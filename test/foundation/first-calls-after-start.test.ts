@@ -6,6 +6,8 @@
  * do: detect_language, process_document on an upload (a lazily imported extractor) and on a
  * legacy-charset file (iconv-lite, kept out of the bundle), /docs and /console. Checked on the
  * compiled server (spawned from the bin, what `npm start` runs) and in process through inject.
+ *
+ * test-process: own (scripts/test-groups.mjs): it asserts what the process has not loaded yet.
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
