@@ -54,7 +54,7 @@ export interface CollectionDenseSearch {
 
 export interface CollectionSearchDeps {
   collection: CollectionRecord;
-  store: Pick<KbStoreApi, 'getChunks' | 'documentChunks' | 'chunkIdsWhere' | 'getDocument' | 'listDocuments' | 'documentLanguages'>;
+  store: Pick<KbStoreApi, 'getChunks' | 'documentChunks' | 'chunkIdsWhere' | 'getDocument' | 'listDocuments' | 'documentLanguages' | 'failedDocuments' | 'documentsByIds'>;
   indexes: { lexical: CollectionLexicalSearch; dense: CollectionDenseSearch | null };
   /**
    * The lexical top k from a search worker thread (search-pool.ts), or null: search here.
@@ -251,6 +251,12 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   if (res.confidence !== 'none' && LEVEL_ORDER.indexOf(res.confidence) < floor && res.hits.length > 0) {
     message = `${message} No results are returned: min_confidence is ${req.min_confidence}.`;
   }
+  // The hits' documents in one statement (getDocument per hit where the store has no batch read).
+  if (store.documentsByIds && kept.length > 0) {
+    const ids = [...new Set(kept.map((h) => rows[h.index].document_id))];
+    for (const id of ids) docs.set(id, null);
+    for (const d of store.documentsByIds(collection.id, ids)) docs.set(d.id, d);
+  }
   const tx = performance.now();
   const reader = req.context && req.context !== 'none' ? new ContextReader(store) : null;
   const budget = contextBudget(req.context_chars);
@@ -277,7 +283,9 @@ export async function searchCollection(deps: CollectionSearchDeps, req: Collecti
   if (reader) timings.context_ms = ms(tx);
 
   const tf = performance.now();
-  const failed = store.listDocuments(collection.id, { status: 'failed', limit: MAX_LISTED_ERRORS }).items;
+  const failed = store.failedDocuments
+    ? store.failedDocuments(collection.id, MAX_LISTED_ERRORS)
+    : store.listDocuments(collection.id, { status: 'failed', limit: MAX_LISTED_ERRORS }).items;
   timings.errors_ms = ms(tf);
   timings.total_ms = ms(tStart);
   const out: CollectionSearchResult = {

@@ -282,6 +282,8 @@ export class KbStore implements KbStoreApi {
       statsByType: db.prepare('SELECT type AS k, COUNT(*) AS n FROM documents WHERE collection_id = ? AND type IS NOT NULL GROUP BY type'),
 
       document: db.prepare('SELECT * FROM documents WHERE id = ? AND collection_id = ?'),
+      documentsByIds: db.prepare('SELECT d.* FROM json_each(?) AS j JOIN documents AS d ON d.id = j.value WHERE d.collection_id = ?'),
+      failedDocuments: db.prepare("SELECT * FROM documents WHERE collection_id = ? AND status = 'failed' ORDER BY seq LIMIT ?"),
       documentAnywhere: db.prepare('SELECT * FROM documents WHERE id = ?'),
       documentByKey: db.prepare('SELECT * FROM documents WHERE collection_id = ? AND source_key = ?'),
       insertPending: db.prepare(
@@ -468,6 +470,14 @@ export class KbStore implements KbStoreApi {
       const r = this.s.document.get(documentId, collectionId) as DocumentRow | undefined;
       return r ? toDocument(r) : null;
     });
+  }
+
+  documentsByIds(collectionId: number, ids: readonly string[]): DocumentRecord[] {
+    return this.guard('read failed', () => (this.s.documentsByIds.all(JSON.stringify(ids), collectionId) as DocumentRow[]).map(toDocument));
+  }
+
+  failedDocuments(collectionId: number, limit: number): DocumentRecord[] {
+    return this.guard('read failed', () => (this.s.failedDocuments.all(collectionId, limit) as DocumentRow[]).map(toDocument));
   }
 
   findDocumentBySourceKey(collectionId: number, sourceKey: string): DocumentRecord | null {

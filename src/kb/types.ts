@@ -179,6 +179,12 @@ export interface KbStoreApi {
   getChunksForIndex?(ids: readonly number[]): ChunkRecord[];
   /** Documents per detected language (the query-language fallback). Optional for stand-in stores. */
   documentLanguages?(collectionId: number): Record<string, number>;
+  /**
+   * listDocuments(collectionId, { status: 'failed', limit }).items without counting them, and
+   * documents by id in one statement: what every collection search reads. Optional for stand-in stores.
+   */
+  failedDocuments?(collectionId: number, limit: number): DocumentRecord[];
+  documentsByIds?(collectionId: number, ids: readonly string[]): DocumentRecord[];
   /** Chunks of one document in order, ord in [fromOrd, toOrd]. */
   documentChunks(documentId: string, fromOrd?: number, toOrd?: number): ChunkRecord[];
   /** Every chunk of a collection in id order, read in batches (index rebuilds). */

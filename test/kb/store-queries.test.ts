@@ -2,7 +2,8 @@
  * Reads of the store: listDocuments paging and filters (a source prefix with '%' and '_' taken
  * literally), chunkIdsWhere filters (document ids, source prefix, content type, language, page
  * overlap with page-less chunks left out), getChunks in the order asked, documentChunks ranges,
- * and batched iteration that sees every chunk once whatever the batch size.
+ * batched iteration that sees every chunk once whatever the batch size, and the two reads every
+ * collection search makes (failed documents, documents by id).
  */
 import t from 'tap';
 import path from 'node:path';
@@ -124,4 +125,28 @@ t.test('iterateChunks and iterateVectors see every chunk once, in id order, at a
     );
   }
   t.same([...store.iterateVectors(c.id, 7)], [], 'no vectors stored in a lexical collection');
+});
+
+t.test('what every search reads: failed documents as listDocuments lists them, and documents by id from this collection only', async (t) => {
+  const otherDoc = store.ensureDocument(other.id, { source: 'https://site/other', source_kind: 'url', source_key: 'https://site/other', filename: null });
+  store.markDocumentFailed(other.id, otherDoc.id, { code: 'DOWNLOAD_ERROR', message: 'gone' }, null);
+  for (const d of docs.slice(52, 57)) store.markDocumentFailed(c.id, d.id, { code: 'UNSUPPORTED_FORMAT', message: `no ${d.source}` }, null);
+  for (const limit of [1, 3, 5, 10]) {
+    t.same(store.failedDocuments(c.id, limit), store.listDocuments(c.id, { status: 'failed', limit }).items, `limit ${limit}`);
+  }
+  t.same(
+    store.failedDocuments(c.id, 10).map((d) => d.id),
+    [docs[0].id, ...docs.slice(52, 57).map((d) => d.id)],
+    'the six failed ones (one from the start), oldest first',
+  );
+  t.same(store.failedDocuments(other.id, 10).map((d) => d.id), [otherDoc.id], "the other collection's own");
+
+  const asked = [docs[7].id, 'doc_missing', otherDoc.id, docs[3].id, docs[7].id];
+  const got = store.documentsByIds(c.id, asked);
+  t.same(
+    [...new Map(got.map((d) => [d.id, d])).values()].sort((a, b) => a.id.localeCompare(b.id)),
+    [docs[3].id, docs[7].id].sort().map((id) => store.getDocument(c.id, id)),
+    'each present document as getDocument gives it; missing ids and other collections left out',
+  );
+  t.same(store.documentsByIds(c.id, []), []);
 });
