@@ -35,7 +35,7 @@ const WEIGHTS = path.join(root, 'test', 'setup', 'test-cpu-weights.json');
 const GROUP_WEIGHT = 60;
 const DEFAULT_WEIGHT = 3;
 /** tap's per-file timeout (package.json "tap"."timeout") is given to each file of a group. */
-const FILE_TIMEOUT_S = 300;
+const FILE_TIMEOUT_S = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).tap?.timeout ?? 30;
 
 /** The suite's test files, relative to the root, sorted. */
 export function suiteFiles() {
