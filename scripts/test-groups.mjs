@@ -98,7 +98,7 @@ function groupSource(files) {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const args = process.argv.slice(2);
   if (args.includes('--list')) {
     console.log(suiteFiles().join('\n'));
