@@ -11,8 +11,8 @@ import { MCP_ROUTE } from '../plugins/rate-limit.ts';
 import { mcpResponseDocs } from '../src/error-responses.ts';
 
 /**
- * The MCP SDK (and its zod and ajv) takes most of a second to load, so it is loaded once the port
- * is open (or by the first /mcp call, whichever comes first), not before the server can answer.
+ * The MCP SDK (and its zod and ajv) takes most of a second to load, so it is loaded after the server
+ * has started answering (plugins/warm-up.ts) or by the first /mcp call, whichever comes first.
  */
 function mcpLoader() {
   let loading: ReturnType<typeof load> | undefined;
@@ -45,9 +45,7 @@ function countToolCalls(body: unknown): number {
 
 export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const loadMcp = mcpLoader();
-  app.addHook('onListen', async () => {
-    setImmediate(() => void loadMcp().catch((err: unknown) => app.log.error({ err }, 'MCP module failed to load')));
-  });
+  app.afterStart('mcp', loadMcp);
   app.post(
     MCP_ROUTE,
     {

@@ -32,6 +32,7 @@ import mcpRoutes from '../routes/mcp.ts';
 import kbEventsRoutes from '../routes/kb-events.ts';
 import whoamiRoutes from '../routes/whoami.ts';
 import consolePlugin from '../plugins/console.ts';
+import warmUpPlugin from '../plugins/warm-up.ts';
 
 export interface BuildAppOptions {
   /** Defaults to loadConfig() from the environment. */
@@ -107,6 +108,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   await app.register(errorHandlerPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(swaggerPlugin);
+  await app.register(warmUpPlugin);
 
   await app.register(healthRoutes);
   await app.register(infoRoutes);

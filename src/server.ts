@@ -149,15 +149,6 @@ function onShutdownSignal(log: Logger, hardExitMs: number, stop: (signal: string
   }
 }
 
-/**
- * What a first call would otherwise load, loaded once the server answers: the language model
- * (src/language/eld-model.ts; a detection before it is done loads it synchronously, so a call is
- * never answered without it). Its file is read asynchronously, so requests already waiting go first.
- */
-function warmUpAfterStart(): void {
-  void import('./language/eld-model.ts').then((m) => m.warmLanguageModel());
-}
-
 async function runHttp(config: Readonly<Config>): Promise<void> {
   const { logger, close: closeLog } = await createLogger(config);
   const { buildApp } = await import('./app.ts');
@@ -171,6 +162,10 @@ async function runHttp(config: Readonly<Config>): Promise<void> {
     await closeLog();
     fail(err.message, 1);
   }
+  // What a first call would otherwise load, once the server answers (plugins/warm-up.ts): the
+  // language model (a detection before it is loaded loads it synchronously, so a call is never
+  // answered without it). Its file is read asynchronously, so requests already waiting go first.
+  app.afterStart('language-model', async () => (await import('./language/eld-model.ts')).warmLanguageModel());
   try {
     await app.listen({ host: config.HOST, port: config.PORT });
   } catch (err) {
@@ -178,7 +173,6 @@ async function runHttp(config: Readonly<Config>): Promise<void> {
     await closeLog();
     process.exit(1);
   }
-  warmUpAfterStart();
   onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT * 1000 + SHUTDOWN_MARGIN_MS, async () => {
     // app.close() stops accepting, waits for in-flight requests, then closes services (onClose).
     const closing = app.close();
@@ -225,7 +219,6 @@ async function runStdioServer(config: Readonly<Config>): Promise<void> {
   const principal = await stdioPrincipal(config);
   const services = createServices(config, { log: logger });
   const session = await startStdio({ tools, services, log: logger, ...(principal ? { principal } : {}) });
-  warmUpAfterStart();
   const finish = async () => {
     await session.close();
     await services.close();
