@@ -28,6 +28,8 @@ export const EXTERNAL = [
   // its encoding tables (~0.5 MB of the bundle, parsed at every start when bundled) are required
   // on the first decode of a legacy charset; left in node_modules they load only then
   'iconv-lite',
+  // only a YAML API_KEYS_FILE needs it (src/auth/key-file.ts requires it then)
+  'yaml',
   // the ingestion queue (REDIS_URL only): BullMQ reads its Lua scripts from its package
   'bullmq',
   // --reload and the source fallback

@@ -6,7 +6,7 @@
  * requests), the error handler, the JSON body parser, the OpenAPI generator (which must see every
  * route), then the routes and the web console's static files (plugins/console.ts).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler, type FastifySerializerCompiler, type FastifyServerOptions } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import { loadConfig, type Config } from './config.ts';
@@ -56,6 +56,14 @@ const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart })
   };
 };
 
+const serializerCompiler: FastifySerializerCompiler<TSchema> = () => (data) => JSON.stringify(data);
+
+/** The factories Fastify asks for its compilers (its types name Ajv's route definition; ours take Fastify's). */
+const compilersFactory = {
+  buildValidator: () => validatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
 export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const config = opts.config ?? loadConfig();
   const tools = [...(opts.tools ?? registry), ...(opts.extraTools ?? [])];
@@ -78,6 +86,12 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: (req) => req.url === '/health' }),
     // JSON bodies (src/json-limits.ts). Uploads have their own limit.
     bodyLimit: MAX_JSON_BODY_BYTES,
+    // Our compilers from the start, as factories: Fastify then never builds its default ones (Ajv
+    // and fast-json-stringify with their meta-schemas, ~10 ms of every start). Responses are plain
+    // JSON.stringify: the output schemas document the answers (OpenAPI, MCP outputSchema), but
+    // compiling a fast-json-stringify serializer for each cost most of a second at every start,
+    // and handlers already return exactly the documented shape.
+    schemaController: { compilersFactory },
     trustProxy: config.TRUST_PROXY,
     forceCloseConnections: 'idle',
     // plugins/shutdown.ts answers requests that arrive while closing, with the coded error body.
@@ -92,11 +106,6 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
       void sendError(request, reply, 'INTERNAL_ERROR', 'Internal server error');
     },
   });
-  app.setValidatorCompiler(validatorCompiler);
-  // Responses are plain JSON.stringify: the output schemas document the answers (OpenAPI, MCP
-  // outputSchema) but compiling a fast-json-stringify serializer for each of them cost most of a
-  // second at every start, and handlers already return exactly the documented shape.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   await app.register(servicesPlugin, { config, tools, services: opts.services });
   await app.register(requestIdPlugin);

@@ -13,7 +13,7 @@
  * people out or let them in.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import { COLLECTION_NAME_PATTERN } from '../kb/types.ts';
 import { isAction, type Action } from './actions.ts';
 import { HASH_PATTERN } from './key-hash.ts';
@@ -77,6 +77,15 @@ function parseEntry(raw: unknown, at: string): KeyEntry {
   }
   return { name: o.name, hash: o.hash, actions: [...new Set(o.actions as Action[])], collections: [...new Set(collections as string[])], expiresAt };
 }
+
+/**
+ * The YAML parser, required on the first YAML key file: the config module loads this one at every
+ * start, and YAML (0.3 MB of modules, kept out of the bundle by scripts/build.mjs) is only needed
+ * by servers whose key file is YAML.
+ */
+let yaml: typeof import('yaml') | undefined;
+const parseYaml = (text: string, options: import('yaml').ParseOptions & import('yaml').DocumentOptions & import('yaml').ToJSOptions): unknown =>
+  (yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text, options);
 
 function parseText(text: string, file: string): unknown {
   const json = /\.json$/i.test(file) || /^\s*[[{]/.test(text);

@@ -21,7 +21,9 @@ import { MAX_ENTRIES_PER_WALK } from '../folder-walk.ts';
 import type { JobRecord, KnowledgeBaseApi } from '../types.ts';
 import type { SyncCounts, SyncStatus } from '../../contract/source-schemas.ts';
 import type { SourceDocRow, SourceRow, SourceStore } from './source-store.ts';
-import { crawlSite, type CrawlSettings, type PreviousPage } from './site-crawler.ts';
+// The crawler (with its sitemap XML parser and charset detection, ~0.4 MB of modules) is imported
+// by the first site sync, not at every start of the server.
+import type { CrawlSettings, PreviousPage } from './site-crawler.ts';
 import { prefetchedBodies } from './prefetched.ts';
 
 export type Probe = (url: string, call: { headers: Record<string, string>; signal: AbortSignal }) => Promise<ProbeResponse>;
@@ -250,6 +252,7 @@ async function planSite(source: SourceRow, known: Map<string, SourceDocRow>, seq
     if (!rec.document_id) continue;
     previous.set(key, { url: key, ...(rec.etag ? { etag: rec.etag } : {}), ...(rec.last_modified ? { last_modified: rec.last_modified } : {}), ...(rec.content_sha256 ? { hash: rec.content_sha256 } : {}) });
   }
+  const { crawlSite } = await import('./site-crawler.ts');
   let requests = 0;
   const fetch = async (url: string, headers: Record<string, string>, sig: AbortSignal) => {
     requests++;
