@@ -30,6 +30,9 @@ export const EXTERNAL = [
   'iconv-lite',
   // only a YAML API_KEYS_FILE needs it (src/auth/key-file.ts requires it then)
   'yaml',
+  // Fastify's default compilers: src/app.ts gives it its own, so these are never required, and
+  // bundled they would be compiled at every start all the same (Ajv and fast-json-stringify, ~0.6 MB)
+  '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler',
   // the ingestion queue (REDIS_URL only): BullMQ reads its Lua scripts from its package
   'bullmq',
   // --reload and the source fallback
