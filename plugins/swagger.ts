@@ -3,13 +3,18 @@
  * at /openapi.json, and Swagger UI at /docs (loaded on its first request). scripts/export-openapi.ts
  * commits the same document as openapi/openapi.json.
  *
+ * The document is built on its first request, not at start: this plugin only records the routes
+ * (what @fastify/swagger's own onRoute hook records), and the first app.openApiDocument() call
+ * registers @fastify/swagger on a small inner Fastify app with those routes (handlers and
+ * validation left out) and asks it. Loading and evaluating @fastify/swagger with its YAML and
+ * JSON Schema resolver was ~10% of the time to the first /health 200 (`npm run bench:startup`).
+ *
  * `servers` is the relative URL "/": clients resolve it against the address they fetched the
  * document from, so Swagger UI's "Try it out" calls the server that serves it, whatever its host,
  * port or proxy name, and the committed document does not depend on where it was generated.
  */
 import fp from 'fastify-plugin';
-import swagger from '@fastify/swagger';
-import type { FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../src/errors.ts';
 import { codesFromDescription, ERROR_DOCS } from '../src/error-responses.ts';
 import { PACKAGE_INFO } from '../src/package-info.ts';
@@ -120,8 +125,47 @@ export function shareErrorResponses(doc: JsonObject): JsonObject {
   return { ...doc, components: { ...components, schemas: { ...schemas, ErrorBody: errorBody }, responses } };
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The OpenAPI document of this app's routes (built on the first call, then cached). */
+    openApiDocument(): Promise<Record<string, unknown>>;
+  }
+}
+
+/** Compilers that compile nothing: the inner app only describes the routes, it never serves them. */
+const describeOnly = {
+  buildValidator: () => () => () => true,
+  buildSerializer: () => () => (data: unknown) => JSON.stringify(data),
+} as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
+const answerNothing = async () => null;
+
 const swaggerPlugin: FastifyPluginAsync = async (app) => {
-  await app.register(swagger, {
+  // The routes @fastify/swagger would record (it leaves HEAD routes out of the document).
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'HEAD') routes.push(route);
+  });
+  let documentApp: Promise<FastifyInstance> | undefined;
+  const describe = (): Promise<FastifyInstance> =>
+    (documentApp ??= buildDocumentApp().catch((err: unknown) => {
+      documentApp = undefined;
+      throw err;
+    }));
+  const buildDocumentApp = async (): Promise<FastifyInstance> => {
+    const { default: swagger } = await import('@fastify/swagger');
+    const inner = Fastify({ logger: false, exposeHeadRoutes: false, schemaController: { compilersFactory: describeOnly } });
+    await inner.register(swagger, swaggerOptions);
+    for (const r of routes) inner.route({ method: r.method, url: r.url, schema: r.schema, config: r.config, handler: answerNothing });
+    await inner.ready();
+    return inner;
+  };
+  app.decorate('openApiDocument', async () => (await describe()).swagger() as unknown as Record<string, unknown>);
+  app.addHook('onClose', async () => {
+    if (documentApp) await (await documentApp.catch(() => undefined))?.close();
+  });
+
+  const swaggerOptions: import('@fastify/swagger').FastifyDynamicSwaggerOptions = {
     // OpenAPI 3.1 has `const`: keep the schemas exactly as declared (and as MCP lists them).
     convertConstToEnum: false,
     openapi: {
@@ -142,28 +186,28 @@ const swaggerPlugin: FastifyPluginAsync = async (app) => {
         },
       },
       // Auth is optional: it applies only when the server is started with API_KEYS.
-      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }, {}],
+      security: [{ bearerAuth: [] as string[] }, { apiKeyHeader: [] as string[] }, {}],
     },
     transformObject: (documents) => {
       const doc = shareErrorResponses((documents as { openapiObject: unknown }).openapiObject as JsonObject);
       // A server that may fetch the demo's loopback files (npm run demo) defaults to the examples that work offline.
       return (demoFilesAllowed(app.config.allowedHosts) ? offlineFirst(doc) : doc) as never;
     },
-  });
+  };
   // Swagger UI (and @fastify/static, which serves its assets) is loaded on the first /docs request,
   // not at start (plugins/lazy-mount.ts); it reads this app's document.
   lazyMount(app, {
     urls: ['/docs', '/docs/*'],
     setup: async (inner) => {
-      const { default: swaggerUi } = await import('@fastify/swagger-ui');
-      // Swagger UI requires a plugin named @fastify/swagger: this one lends it the outer app's document.
+      const [{ default: swaggerUi }, documents] = await Promise.all([import('@fastify/swagger-ui'), describe()]);
+      // Swagger UI requires a plugin named @fastify/swagger: this one lends it the app's document.
       await inner.register(
-        fp(async (f) => void f.decorate('swagger', ((opts?: { yaml?: boolean }) => app.swagger(opts as never)) as typeof app.swagger), { name: '@fastify/swagger' }),
+        fp(async (f) => void f.decorate('swagger', ((opts?: { yaml?: boolean }) => documents.swagger(opts as never)) as typeof documents.swagger), { name: '@fastify/swagger' }),
       );
       await inner.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
     },
   });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.openApiDocument());
 };
 
 export default fp(swaggerPlugin, { name: 'swagger', fastify: '5.x' });

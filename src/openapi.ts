@@ -15,7 +15,7 @@ export async function generateOpenApi(): Promise<Record<string, unknown>> {
   const app = await buildApp({ config: loadConfig({ DATA_DIR: dataDir }) });
   try {
     await app.ready();
-    return app.swagger() as unknown as Record<string, unknown>;
+    return await app.openApiDocument();
   } finally {
     await app.close();
     await rm(dataDir, { recursive: true, force: true });

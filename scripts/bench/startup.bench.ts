@@ -210,8 +210,9 @@ export async function runStartup(): Promise<Section> {
       }
     }
     b.note(
-      'Not on the path to the first /health 200: the language model loads right after the port opens (a detection before that loads it at once), ' +
-        "Swagger UI and the console's static files on their first request, the extractors and legacy-charset tables on first use.",
+      'Not on the path to the first /health 200: the language model and the MCP SDK load once the server has answered its first request ' +
+        '(plugins/warm-up.ts; a call that needs one before that loads it at once), the OpenAPI document (@fastify/swagger), Swagger UI and ' +
+        "the console's static files on their first request, the site crawler, YAML key files, the extractors and legacy-charset tables on first use.",
     );
     if (BEFORE) b.note(`"before" is the checkout in ${BEFORE} (${beforeLabel(BEFORE)}), built there and run in the same rounds.`);
     b.note(`Load average at the end: ${os.loadavg().map((x) => round(x, 2)).join(', ')} on ${os.cpus().length} cores.`);
