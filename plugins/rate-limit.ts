@@ -21,8 +21,9 @@
  * the API description must stay reachable. A request that fails authentication counts against the
  * failed-request budgets whatever its route (but the open ones, which need no key).
  *
- * Without REDIS_URL the counters live in this process (so `--workers N` gives each worker its own).
- * With it they live in Redis (the plugin's Redis store, keys under REDIS_KEY_PREFIX + "rl:"), so
+ * Without REDIS_URL the counters live in this process (plugins/rate-windows.ts, counted as
+ * @fastify/rate-limit's local store counts, synchronously; `--workers N` gives each worker its own).
+ * With it they live in Redis (@fastify/rate-limit's Redis store, keys under REDIS_KEY_PREFIX + "rl:"), so
  * every budget above — per client, server-wide, failed requests, MCP tools/call — is one budget
  * across all workers and replicas. When Redis cannot be reached for a count, REDIS_FAILURE_MODE
  * decides: open lets the call through uncounted (serving goes on; /health says Redis is down),
@@ -31,11 +32,11 @@
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { toolError } from '../src/errors.ts';
 import { isLoopbackHost } from '../src/loopback.ts';
 import { isValidApiKey, presentedApiKey } from './auth.ts';
+import { RateWindows, type LimitAnswer } from './rate-windows.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,10 +55,9 @@ export function isCountedRoute(routeUrl: string | undefined): boolean {
   return routeUrl === undefined || routeUrl.startsWith('/v1/');
 }
 
-type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
-
 interface Budget {
-  limiter: Limiter;
+  /** Counts one call: synchronously in this process, through a promise with Redis. */
+  limiter: (request: FastifyRequest) => LimitAnswer | Promise<LimitAnswer>;
   /** The 429 message: what ran out, with its size and the wait. */
   exceeded(max: number, retryInSeconds: number): string;
   /** Whether the rate-limit headers describe this budget (the caller's own, or any that ran out). */
@@ -70,28 +70,37 @@ type StoreErrorPolicy = (err: unknown, reply: FastifyReply) => void;
 /** Seconds a client refused for an unreachable Redis is told to wait (the reconnect backoff's cap, rounded up). */
 const UNAVAILABLE_RETRY_AFTER_S = 5;
 
-/** Counts one call against each budget in turn; the first one over answers 429. */
-async function consume(request: FastifyRequest, reply: FastifyReply, budgets: readonly Budget[], onStoreError?: StoreErrorPolicy): Promise<void> {
-  for (const { limiter, exceeded, own } of budgets) {
-    let r: Awaited<ReturnType<Limiter>>;
+/** One budget's answer: the headers, and RATE_LIMITED (429) when it ran out. */
+function settle(r: LimitAnswer, budget: Budget, reply: FastifyReply): void {
+  if (r.isAllowed) return;
+  if (budget.own || r.isExceeded) {
+    reply.header('x-ratelimit-limit', r.max);
+    reply.header('x-ratelimit-remaining', r.isExceeded ? 0 : r.remaining);
+    reply.header('x-ratelimit-reset', r.ttlInSeconds);
+  }
+  if (r.isExceeded) {
+    reply.header('retry-after', r.ttlInSeconds);
+    throw toolError('RATE_LIMITED', budget.exceeded(r.max, r.ttlInSeconds));
+  }
+}
+
+/** Counts one call against each budget in turn (counted in this process); the first one over throws the 429. */
+function consumeLocal(request: FastifyRequest, reply: FastifyReply, budgets: readonly Budget[]): void {
+  for (const budget of budgets) settle(budget.limiter(request) as LimitAnswer, budget, reply);
+}
+
+/** The same with Redis: each count is a round trip, and a failed one goes to the store-error policy. */
+async function consumeRedis(request: FastifyRequest, reply: FastifyReply, budgets: readonly Budget[], onStoreError: StoreErrorPolicy): Promise<void> {
+  for (const budget of budgets) {
+    let r: LimitAnswer;
     try {
-      r = await limiter(request);
+      r = await budget.limiter(request);
     } catch (err) {
-      if (!onStoreError) throw err;
       // Fail open: the call is not counted against any budget (the others would fail alike).
       onStoreError(err, reply);
       return;
     }
-    if (r.isAllowed) continue;
-    if (own || r.isExceeded) {
-      reply.header('x-ratelimit-limit', r.max);
-      reply.header('x-ratelimit-remaining', r.isExceeded ? 0 : r.remaining);
-      reply.header('x-ratelimit-reset', r.ttlInSeconds);
-    }
-    if (r.isExceeded) {
-      reply.header('retry-after', r.ttlInSeconds);
-      throw toolError('RATE_LIMITED', exceeded(r.max, r.ttlInSeconds));
-    }
+    settle(r, budget, reply);
   }
 }
 
@@ -114,25 +123,27 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
       `rate limit: ${config.RATE_LIMIT_RPM} calls per minute per client, the default of a loopback bind without API keys (set RATE_LIMIT_RPM to choose another)`,
     );
   }
-  // global: false — no per-route hooks; the limiters below are applied by hand. With Redis, its
-  // store; skipOnError stays off so that a failure reaches onStoreError (REDIS_FAILURE_MODE).
   const { redis } = app.services;
-  await app.register(rateLimit, {
-    global: false,
-    max: config.RATE_LIMIT_RPM,
-    timeWindow: WINDOW_MS,
-    ...(redis ? { redis: redis.client, nameSpace: `${redis.keyPrefix}rl:`, skipOnError: false } : {}),
-  });
-  const onStoreError: StoreErrorPolicy | undefined = redis
-    ? (err, reply) => {
-        redis.noteLimiterError(err);
-        if (redis.failureMode === 'open') return;
-        reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_S);
-        throw toolError('RATE_LIMIT_UNAVAILABLE', 'Rate limits cannot be checked: Redis (REDIS_URL) is unreachable and REDIS_FAILURE_MODE=closed; retry later', err);
-      }
-    : undefined;
   const rpm = config.RATE_LIMIT_RPM;
-  const limiter = (max: number, keyGenerator: (request: FastifyRequest) => string) => app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator });
+  let limiter = (max: number, keyGenerator: (request: FastifyRequest) => string): Budget['limiter'] => {
+    const windows = new RateWindows(max, WINDOW_MS);
+    return (request) => windows.count(keyGenerator(request));
+  };
+  let consume = (request: FastifyRequest, reply: FastifyReply, budgets: readonly Budget[]): void | Promise<void> => consumeLocal(request, reply, budgets);
+  if (redis) {
+    // @fastify/rate-limit's Redis store. global: false: no per-route hooks, the limiters below are
+    // applied by hand; skipOnError stays off so that a failure reaches onStoreError (REDIS_FAILURE_MODE).
+    const { default: rateLimit } = await import('@fastify/rate-limit');
+    await app.register(rateLimit, { global: false, max: rpm, timeWindow: WINDOW_MS, redis: redis.client, nameSpace: `${redis.keyPrefix}rl:`, skipOnError: false });
+    const onStoreError: StoreErrorPolicy = (err, reply) => {
+      redis.noteLimiterError(err);
+      if (redis.failureMode === 'open') return;
+      reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_S);
+      throw toolError('RATE_LIMIT_UNAVAILABLE', 'Rate limits cannot be checked: Redis (REDIS_URL) is unreachable and REDIS_FAILURE_MODE=closed; retry later', err);
+    };
+    limiter = (max, keyGenerator) => app.createRateLimit({ max, timeWindow: WINDOW_MS, keyGenerator });
+    consume = (request, reply, budgets) => consumeRedis(request, reply, budgets, onStoreError);
+  }
 
   // Reached only by authenticated requests (or any request when API_KEYS is empty).
   const clientKey = (request: FastifyRequest): string => {
@@ -163,15 +174,23 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
   ];
 
   app.decorate('consumeRateLimit', async (request: FastifyRequest, reply: FastifyReply, count = 1) => {
-    for (let i = 0; i < count; i++) await consume(request, reply, callBudgets, onStoreError);
+    for (let i = 0; i < count; i++) await consume(request, reply, callBudgets);
   });
-  app.decorate('consumeFailedAuth', (request: FastifyRequest, reply: FastifyReply) => consume(request, reply, failedAuthBudgets, onStoreError));
+  app.decorate('consumeFailedAuth', async (request: FastifyRequest, reply: FastifyReply) => consume(request, reply, failedAuthBudgets));
 
   // preParsing, not onRequest: every onRequest hook (authentication among them) has run by then,
-  // whatever the order plugins were registered in, and no body has been read yet.
-  app.addHook('preParsing', async (request, reply) => {
-    if (!isCountedRoute(request.routeOptions.url)) return;
-    await app.consumeRateLimit(request, reply);
+  // whatever the order plugins were registered in, and no body has been read yet. A callback hook:
+  // counted in this process, a call's count needs no promise.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!isCountedRoute(request.routeOptions.url)) return done(null, payload);
+    let pending: void | Promise<void>;
+    try {
+      pending = consume(request, reply, callBudgets);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (pending) pending.then(() => done(null, payload), (err: Error) => done(err));
+    else done(null, payload);
   });
 };
 
