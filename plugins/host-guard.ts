@@ -45,17 +45,21 @@ const hostGuardPlugin: FastifyPluginAsync = async (app) => {
   app.server.on('close', () => {
     port = null;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook (no promise per call); a refused request is answered here and goes no further.
+  app.addHook('onRequest', (request, reply, done) => {
     // The health probe comes from the machine itself, with whatever Host the probe tool sends.
-    if (request.routeOptions.url === '/health') return;
+    if (request.routeOptions.url === '/health') return done();
     const host = request.headers.host ?? '';
     if (!extra.has(host.toLowerCase()) && !hostAllowed(host, port, 80)) {
-      return sendError(request, reply, 'URL_NOT_ALLOWED', `Host header not allowed: ${JSON.stringify(host.slice(0, 100))}`);
+      void sendError(request, reply, 'URL_NOT_ALLOWED', `Host header not allowed: ${JSON.stringify(host.slice(0, 100))}`);
+      return;
     }
     const origin = request.headers.origin;
     if (origin !== undefined && !extra.has(origin.toLowerCase()) && !originAllowed(origin, port)) {
-      return sendError(request, reply, 'URL_NOT_ALLOWED', `Origin not allowed: ${JSON.stringify(origin.slice(0, 100))}`);
+      void sendError(request, reply, 'URL_NOT_ALLOWED', `Origin not allowed: ${JSON.stringify(origin.slice(0, 100))}`);
+      return;
     }
+    done();
   });
 };
 

@@ -22,8 +22,10 @@ export function genRequestId(req: IncomingMessage): string {
 }
 
 const requestIdPlugin: FastifyPluginAsync = async (app) => {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, like the other per-request hooks with nothing to wait for: no promise per call.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
 };
 

@@ -37,17 +37,20 @@ const shutdownPlugin: FastifyPluginAsync = async (app) => {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks: nothing to wait for, so no promise per call.
+  app.addHook('onRequest', (_request, reply, done) => {
     if (closing) {
       reply.header('connection', 'close');
-      throw toolError('SHUTTING_DOWN', CLOSING_MESSAGE);
+      return done(toolError('SHUTTING_DOWN', CLOSING_MESSAGE));
     }
     inFlight.add(reply);
     // 'close' covers finished, hijacked (MCP) and abandoned responses alike.
     reply.raw.once('close', () => inFlight.delete(reply));
+    done();
   });
-  app.addHook('onResponse', async (_request, reply) => {
+  app.addHook('onResponse', (_request, reply, done) => {
     inFlight.delete(reply);
+    done();
   });
 
   const settle = async (graceMs: number) => {
