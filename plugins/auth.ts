@@ -15,7 +15,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { toolError } from '../src/errors.ts';
 import { KeyStore } from '../src/auth/key-store.ts';
 import { FULL_ACCESS, NO_ACCESS, type Principal } from '../src/auth/principal.ts';
@@ -85,21 +85,8 @@ const authPlugin: FastifyPluginAsync = async (app) => {
     });
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!store.enabled) {
-      request.principal = FULL_ACCESS;
-      return;
-    }
-    if (isOpenRoute(request.routeOptions.url)) {
-      request.principal = NO_ACCESS;
-      return;
-    }
-    const result = store.authenticate(presentedApiKey(request));
-    if (result.ok) {
-      request.principal = result.principal;
-      return;
-    }
-    request.principal = NO_ACCESS;
+  /** A request that presented no valid key: counted against the failed-request budgets, then 401. */
+  const refuse = async (request: FastifyRequest, reply: FastifyReply, result: { reason?: string; name?: string }): Promise<never> => {
     // Past its own budget a failed request gets 429, so keys cannot be guessed at full speed.
     await app.consumeFailedAuth(request, reply);
     reply.header('www-authenticate', 'Bearer');
@@ -108,6 +95,25 @@ const authPlugin: FastifyPluginAsync = async (app) => {
       throw toolError('UNAUTHORIZED', `The API key "${result.name}" has expired: ask for a new one`);
     }
     throw toolError('UNAUTHORIZED', 'A valid API key is required: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
+  };
+
+  // A callback hook: an accepted request (every request without API keys) needs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!store.enabled) {
+      request.principal = FULL_ACCESS;
+      return done();
+    }
+    if (isOpenRoute(request.routeOptions.url)) {
+      request.principal = NO_ACCESS;
+      return done();
+    }
+    const result = store.authenticate(presentedApiKey(request));
+    if (result.ok) {
+      request.principal = result.principal;
+      return done();
+    }
+    request.principal = NO_ACCESS;
+    refuse(request, reply, result).catch((err: Error) => done(err));
   });
 };
 
