@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { isToolError, toolError, type ToolError } from '../errors.ts';
+import { onAbort } from '../util/abort.ts';
 import type { Services } from '../services.ts';
 import type { Config } from '../config.ts';
 import type { UploadedFile } from '../call-context.ts';
@@ -114,9 +115,7 @@ export async function runTool(tool: AnyTool, input: unknown, opts: RunToolOption
           stop(signal.reason);
           return;
         }
-        const listener = () => stop(signal.reason);
-        signal.addEventListener('abort', listener, { once: true });
-        unlink.push(() => signal.removeEventListener('abort', listener));
+        unlink.push(onAbort(signal, () => stop(signal.reason)));
       }
       const response = opts.response;
       if (response) {
