@@ -15,6 +15,7 @@ import type { AnyTool } from './tools/define-tool.ts';
 import { tools as registry } from './tools/index.ts';
 import { checkInput } from './tools/validate-input.ts';
 import { MAX_JSON_BODY_BYTES } from './json-limits.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import servicesPlugin from '../plugins/services.ts';
 import requestIdPlugin, { genRequestId } from '../plugins/request-id.ts';
 import shutdownPlugin from '../plugins/shutdown.ts';
@@ -82,6 +83,8 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
   const app = Fastify({
     loggerInstance: (opts.logger ?? pino({ level: 'silent' })) as FastifyBaseLogger,
     genReqId: genRequestId,
+    // Each request's logger is made when a line is first written through it (src/request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     // Every log line of a request carries request_id; health probes are not worth a line each.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: (req) => req.url === '/health' }),
     // JSON bodies (src/json-limits.ts). Uploads have their own limit.
