@@ -14,6 +14,20 @@
  * blocks (the term's tail is extended at its next query), removes only loosen a bound, and the base
  * is reset (all blocks dropped, rebuilt lazily per term) when an average drifts past 5% or the
  * index is compacted. The safety factors cover Float32 norms and summation-order rounding.
+ *
+ * Per-chunk bounds on the same base: each slot's inverse base norm rounded up to an 8-bit step
+ * (steps 1% apart), so that tf * step * max(1, avg / avg0) >= tf / norm. The partial sums that decide
+ * which chunks are probed and scored are built from it (a byte per slot read, where the exact
+ * expression reads a 4-byte norm from a 4 MB array at random at 1M chunks); a partial sum is
+ * thus never below the exact one, and the exact contributions are computed only for chunks that
+ * get scored.
+ *
+ * Not done: skipping ranges of the essential lists where the block maxima of all terms sum below
+ * the k-th score (block-max MaxScore / WAND). On chunks of one to three sentences nearly every
+ * block of 64 postings holds a short chunk, so a block's maximum is close to its term's: at 1M
+ * SciFact chunks 72 of 15,680 64-slot ranges per query could have been skipped, and a per-chunk
+ * bound from the block's largest raw tf at the chunk's own norm pruned 2.6k of 19k candidates;
+ * both cost more than they saved.
  */
 
 export const BLOCK = 64;
@@ -22,10 +36,16 @@ const TF_SLACK = 1 + 1e-6;
 /** Relative slack on a score bound compared with a threshold: summation order and division rounding. */
 const SCORE_SLACK = 1 + 1e-9;
 const DRIFT = 0.05;
+/** Ratio between consecutive steps of the 8-bit inverse norms (BlockBounds.qBody). */
+const GRID_STEP = 1.01;
 /** Slots per window (see prunedTopK). */
 export const DEFAULT_WINDOW = 4096;
-/** The warm-up list's most postings (see prunedTopK). */
-const WARM_MAX = 4096;
+/**
+ * The warm-up list's most postings (see prunedTopK). 4096 before: at 1M chunks a list that long
+ * cost more to warm up with than the higher first threshold saved (p50 8% lower with 1024; no
+ * change at 100k, where such lists are short anyway).
+ */
+const WARM_MAX = 1024;
 
 /** Block maxima of one term's postings (postings [0, covered) are described). */
 export interface TermBlocks {
@@ -89,10 +109,31 @@ export class BlockBounds {
   private invBody = new Float32Array(0);
   private invTitle = new Float32Array(0);
   private invCovered = 0;
+  /**
+   * Per slot, the index in `grid` of the smallest step >= invBody: an 8-bit rounded-up inverse
+   * norm. The essential lists' partial sums (bounds only) read it instead of the norm: at 1M
+   * chunks the Float32 norms are 4 MB read at random, and those loads were two thirds of the
+   * essential walk; a byte per slot keeps a window's worth (4 KB) in cache.
+   */
+  private qBody = new Uint8Array(0);
+  /** Geometric steps (1% apart) up to 1 / (1 - b) and a little over; the last is Infinity (never reached). */
+  private grid = new Float64Array(0);
+  /** Scratch for prunedTopK's per-query block bounds (searches are synchronous: one at a time). */
+  private bbScratch = new Float64Array(0);
 
   /** Heap bytes of the blocks built so far. */
   get bytes(): number {
     return this.total;
+  }
+
+  /** A scratch array of at least n values (its contents are left over from an earlier query). */
+  scratch(n: number): Float64Array {
+    if (this.bbScratch.length < n) {
+      const cap = Math.max(n, this.bbScratch.length * 2);
+      this.total += (cap - this.bbScratch.length) * 8;
+      this.bbScratch = new Float64Array(cap);
+    }
+    return this.bbScratch;
   }
 
   /** Drops every term's blocks (slots or term ids were renumbered). */
@@ -104,10 +145,18 @@ export class BlockBounds {
     this.dropInverses();
   }
 
+  /** Drops the per-slot arrays and the scratch (their bytes were just zeroed from `total`). */
   private dropInverses(): void {
     this.invBody = new Float32Array(0);
     this.invTitle = new Float32Array(0);
+    this.qBody = new Uint8Array(0);
     this.invCovered = 0;
+    this.bbScratch = new Float64Array(0);
+  }
+
+  /** Rounded-up inverse base norms per slot and their steps (see qBody); valid for the slots of every term blocksOf was asked for. */
+  quantized(): { q: Uint8Array; grid: Float64Array } {
+    return { q: this.qBody, grid: this.grid };
   }
 
   /** Inverse base norms for slots below `upto` (see invBody). */
@@ -119,9 +168,20 @@ export class BlockBounds {
       ib.set(this.invBody.subarray(0, this.invCovered));
       const it = new Float32Array(cap);
       it.set(this.invTitle.subarray(0, this.invCovered));
-      this.total += (cap - this.invBody.length) * 8;
+      const qb = new Uint8Array(cap);
+      qb.set(this.qBody.subarray(0, this.invCovered));
+      this.total += (cap - this.invBody.length) * 9;
       this.invBody = ib;
       this.invTitle = it;
+      this.qBody = qb;
+    }
+    if (this.grid.length === 0) {
+      // 1 / norm <= 1 / fround(1 - b) (lengths >= 0); the top step is above it by more than Float32 rounding.
+      const g = new Float64Array(256);
+      const top = (1 / (1 - src.b)) * (1 + 1e-6);
+      for (let q = 0; q < 255; q++) g[q] = top * Math.pow(GRID_STEP, q - 254);
+      g[255] = Infinity;
+      this.grid = g;
     }
     const { lenBody, lenTitle, b, bTitle } = src;
     const aB = this.avgBody0;
@@ -129,9 +189,18 @@ export class BlockBounds {
     const ib = this.invBody;
     const it = this.invTitle;
     // The norms computeNorms would give under the base averages (Float32, as stored), inverted.
+    const g = this.grid;
+    const qb = this.qBody;
+    const top = g[254];
+    const perStep = 1 / Math.log(GRID_STEP);
     for (let d = this.invCovered; d < upto; d++) {
-      ib[d] = 1 / Math.fround(1 - b + (b * lenBody[d]) / aB);
+      const inv = (ib[d] = 1 / Math.fround(1 - b + (b * lenBody[d]) / aB));
       it[d] = 1 / Math.fround(1 - bTitle + (bTitle * lenTitle[d]) / aT);
+      // The first step >= inv (the logarithm only guesses; the comparisons decide).
+      let q = inv > top ? 255 : Math.max(0, Math.min(254, 254 + Math.ceil(Math.log(inv / top) * perStep)));
+      while (g[q] < inv) q++;
+      while (q > 0 && g[q - 1] >= inv) q--;
+      qb[d] = q;
     }
     this.invCovered = upto;
   }
@@ -223,14 +292,16 @@ function drifted(now: number, base: number): boolean {
  * Top k (score > 0, best first, ties by id ascending) over query terms `terms` (distinct, in the
  * order the exhaustive scorer adds them) with weights `weights` (idf * query tf).
  *
- * The slots are walked in windows of `window` slots. In each, a term's bound is the largest of
- * its blocks overlapping the window (0 when none does): a window whose bounds sum below the k-th
+ * First a warm-up scores the chunks of the strongest list of at most WARM_MAX postings, terms
+ * strongest first, giving a chunk up as soon as its bound falls below the k-th score. Then the
+ * slots are walked in windows of `window` slots. In each, a term's bound is the largest of its
+ * blocks overlapping the window (0 when none does): a window whose bounds sum below the k-th
  * score is skipped whole, and in the others the terms are split, weakest first, into the
  * non-essential ones (together below the k-th score) and the essential ones, whose postings in
- * the window are summed term at a time into per-slot partial sums; each chunk they touched is then
- * taken in slot order, bounded term by term, strongest non-essential first, with the block maximum
- * at that chunk, and scored in full (query-term order, from 0) only while the bound can still
- * reach the top k.
+ * the window are summed term at a time into per-slot partial sums (bounds, from the 8-bit inverse
+ * norms); each chunk they touched is then taken in slot order, bounded term by term, strongest
+ * non-essential first, with the block maximum at that chunk, and scored in full (query-term
+ * order, from 0, the exact expression) only while the bound can still reach the top k.
  */
 export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonly number[], weights: readonly number[], k: number, filter?: (id: number) => boolean, window = DEFAULT_WINDOW): PrunedHit[] {
   const m = terms.length;
@@ -243,7 +314,10 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
   const pos = new Int32Array(m);
   const blk = new Int32Array(m);
   const blocks: TermBlocks[] = [];
+  /** Term i's block b's score bound is bb[bbAt[i] + b]. */
+  const bbAt = new Int32Array(m);
   let lastSlot = 0;
+  let allBlocks = 0;
   for (let i = 0; i < m; i++) {
     const t = terms[i];
     post.push(src.post[t]);
@@ -251,8 +325,21 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
     nblocks[i] = Math.ceil(used[i] / 3 / BLOCK);
     blocks.push(bounds.blocksOf(t, src));
     if (used[i] > 0) lastSlot = Math.max(lastSlot, post[i][used[i] - 3]);
+    bbAt[i] = allBlocks;
+    allBlocks += nblocks[i];
   }
-  const blockBound = (i: number, b: number) => saturate(weights[i], blocks[i].maxBody[b] * sc.body + titleWeight * blocks[i].maxTitle[b] * sc.title, k1);
+  // Every block's score bound, saturated once per query: the window bounds visit each block at
+  // least once and the warm-up asks one per probe; computing them there (a division and five
+  // loads each, and then also per non-essential probe) was a fifth of a 1M-chunk query.
+  const bb = bounds.scratch(allBlocks);
+  const { q: qBody, grid } = bounds.quantized();
+  const scBody = sc.body;
+  for (let i = 0; i < m; i++) {
+    const { maxBody, maxTitle } = blocks[i];
+    const w = weights[i];
+    const at = bbAt[i];
+    for (let b = 0; b < nblocks[i]; b++) bb[at + b] = saturate(w, maxBody[b] * sc.body + titleWeight * maxTitle[b] * sc.title, k1);
+  }
   /** Moves term i's block and posting cursors to its first posting at or after `target`. */
   const seek = (i: number, target: number) => {
     const lastOf = blocks[i].lastSlot;
@@ -269,16 +356,31 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
     while (p[at] < target) at += 3; // the block's last slot is >= target: stops inside it
     pos[i] = at;
   };
+  /**
+   * Term i's contribution at slot d, bounded with the 8-bit inverse norm (see the essential walk),
+   * when its cursor (after seek(i, d), not past its end) is on d's posting, else 0; a chunk that
+   * gets scored has its exact contribution computed then, from the same cursor.
+   */
+  const boundedAt = (i: number, d: number): number => {
+    const p = post[i];
+    const at = pos[i];
+    if (p[at] !== d) return 0;
+    const tt = p[at + 2];
+    const tbody = p[at + 1] * grid[qBody[d]] * scBody;
+    const tf = tt === 0 ? tbody : tbody + (titleWeight * tt) / normTitle[d];
+    if (!(tf > 0)) return 0;
+    seen[i] = d;
+    return (weights[i] * tf * (k1 + 1)) / (tf + k1);
+  };
 
   const limit = Math.max(1, Math.ceil(k));
   const heapSlot = new Int32Array(limit);
   const heapScore = new Float64Array(limit);
   let size = 0;
   let theta = 0;
-  const contrib = new Float64Array(m);
   const seen = new Int32Array(m).fill(-1);
   const upper = new Float64Array(m);
-  const order = Array.from({ length: m }, (_, i) => i);
+  const order = Int32Array.from({ length: m }, (_, i) => i);
   const prefix = new Float64Array(m);
   // Window scratch: partial sums and touched bits per slot of the window; essential flags and the
   // exact pass's cursors per term.
@@ -328,12 +430,14 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
 
   // Warm-up: the chunks of the strongest short list, scored in full first, so the k-th score is
   // high from the first window on (a walk from slot 0 would fill the top k with whatever comes
-  // first). Its chunks are remembered and not offered again by the walk.
+  // first). Its chunks are remembered and not offered again by the walk: those scored, and those
+  // given up on once the top k is full, as their bound fell below the k-th score (theta only rises).
   let warmed: Set<number> | null = null;
   let lead = -1;
   let leadUpper = 0;
+  const top = new Float64Array(m);
   for (let i = 0; i < m; i++) {
-    const u = saturate(weights[i], blocks[i].topBody * sc.body + titleWeight * blocks[i].topTitle * sc.title, k1);
+    const u = (top[i] = saturate(weights[i], blocks[i].topBody * sc.body + titleWeight * blocks[i].topTitle * sc.title, k1));
     if (used[i] / 3 <= WARM_MAX && u > leadUpper) {
       lead = i;
       leadUpper = u;
@@ -341,25 +445,54 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
   }
   if (lead >= 0 && m > 1) {
     warmed = new Set<number>();
+    // Terms strongest first, and what the ones after each can add at most: a chunk is given up on
+    // as soon as its exact part plus that cannot reach theta, before the weak, long lists (whose
+    // seeks cost the most) are looked at; the block bound is asked before a posting is sought.
+    const strong = Array.from({ length: m }, (_, i) => i).sort((a, b) => top[b] - top[a] || a - b);
+    const after = new Float64Array(m + 1);
+    for (let j = m - 1; j >= 0; j--) after[j] = (after[j + 1] + top[strong[j]]) * SCORE_SLACK;
     const p = post[lead];
     for (let at = 0; at < used[lead]; at += 3) {
       const d = p[at];
       if (alive[d] === 0) continue;
       warmed.add(d);
+      let acc = 0;
+      let gaveUp = false;
+      for (let j = 0; j < m; j++) {
+        const i = strong[j];
+        if (size === limit && (acc + after[j]) * SCORE_SLACK < theta) {
+          gaveUp = true;
+          break;
+        }
+        const lastOf = blocks[i].lastSlot;
+        const nb = nblocks[i];
+        let b = blk[i];
+        while (b < nb && lastOf[b] < d) b++;
+        blk[i] = b;
+        if (b === nb) continue;
+        if (size === limit && (acc + bb[bbAt[i] + b] + after[j + 1]) * SCORE_SLACK < theta) {
+          gaveUp = true;
+          break;
+        }
+        seek(i, d); // its block is b: only the postings move
+        acc += boundedAt(i, d); // a bound; exact below if d is kept
+      }
+      if (gaveUp) continue;
+      // The exact score: the contributions in query-term order (each term's cursor is still on
+      // its posting at d), summed from 0 as the exhaustive scorer does.
       let score = 0;
       for (let i = 0; i < m; i++) {
-        seek(i, d);
+        if (seen[i] !== d) continue;
         const q = post[i];
         const x = pos[i];
-        if (x < used[i] && q[x] === d) {
-          const tf = q[x + 1] / normBody[d] + (titleWeight * q[x + 2]) / normTitle[d];
-          if (tf > 0) score += (weights[i] * tf * (k1 + 1)) / (tf + k1);
-        }
+        const tf = q[x + 1] / normBody[d] + (titleWeight * q[x + 2]) / normTitle[d];
+        if (tf > 0) score += (weights[i] * tf * (k1 + 1)) / (tf + k1);
       }
       if (score > 0) offer(d, score);
     }
     pos.fill(0);
     blk.fill(0);
+    seen.fill(-1);
   }
 
   for (let ws = 0; ws <= lastSlot; ws += window) {
@@ -374,18 +507,29 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
       blk[i] = b;
       let u = 0;
       const p = post[i];
+      const at = bbAt[i];
       for (; b < nb; b++) {
         // Block b starts past the window: it and the later ones are out.
         if (p[b * BLOCK * 3] > we) break;
-        const bb = blockBound(i, b);
-        if (bb > u) u = bb;
+        const x = bb[at + b];
+        if (x > u) u = x;
         if (lastOf[b] >= we) break;
       }
       upper[i] = u;
       total += u;
     }
     if (total * SCORE_SLACK < theta || total === 0) continue;
-    order.sort((a, b) => upper[a] - upper[b] || a - b);
+    // By bound, then term index; insertion sort, as the order barely changes from window to window.
+    for (let j = 1; j < m; j++) {
+      const x = order[j];
+      const ux = upper[x];
+      let h = j - 1;
+      while (h >= 0 && (upper[order[h]] > ux || (upper[order[h]] === ux && order[h] > x))) {
+        order[h + 1] = order[h];
+        h--;
+      }
+      order[h + 1] = x;
+    }
     let acc = 0;
     for (let j = 0; j < m; j++) prefix[j] = acc = (acc + upper[order[j]]) * SCORE_SLACK;
     /** order[0..ne) are non-essential in this window: together they cannot reach theta. */
@@ -410,7 +554,12 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
         const d = p[at];
         if (d > we) break;
         if (alive[d] === 0) continue;
-        const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
+        // An upper bound of the exhaustive expression's tf: the body part from the 8-bit inverse
+        // norm (rounded up, scaled from the base averages as the block maxima are), the title part
+        // exact and only read when the title has the term.
+        const tt = p[at + 2];
+        const tbody = p[at + 1] * grid[qBody[d]] * scBody;
+        const tf = tt === 0 ? tbody : tbody + (titleWeight * tt) / normTitle[d];
         if (tf > 0) {
           const off = d - ws;
           windowSum[off] += (w * tf * (k1 + 1)) / (tf + k1);
@@ -434,7 +583,7 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
         windowSum[off] = 0;
         if ((partial + neBound) * SCORE_SLACK < theta) continue;
         const d = ws + off;
-        // Non-essential terms, strongest first, each first bounded by its block's maximum at d.
+        // Non-essential terms, strongest first, each bounded by its window maximum, then probed.
         let pruned = false;
         for (let j = ne - 1; j >= 0; j--) {
           const below = j > 0 ? prefix[j - 1] : 0;
@@ -443,23 +592,14 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
             pruned = true;
             break;
           }
+          // The block holding d (or the next one), then the posting. Its block's bound is not
+          // asked: at 1M SciFact chunks it ruled out 1.2k of the 20k candidates that got here
+          // (a block's maximum is near its window's), and asking it cost more than it saved.
           seek(i, d);
           if (pos[i] === used[i]) continue;
-          if ((partial + blockBound(i, blk[i]) + below) * SCORE_SLACK < theta) {
-            pruned = true;
-            break;
-          }
-          const p = post[i];
-          const at = pos[i];
-          if (p[at] === d) {
-            const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
-            if (tf > 0) {
-              const c = (weights[i] * tf * (k1 + 1)) / (tf + k1);
-              contrib[i] = c;
-              seen[i] = d;
-              partial += c;
-            }
-          }
+          // Its bound, as in the essential walk; the exact contribution only if d gets scored
+          // (the cursor stays on this posting till then).
+          partial += boundedAt(i, d);
         }
         if (pruned) continue;
         if (warmed !== null && warmed.has(d)) continue; // offered once already
@@ -477,7 +617,12 @@ export function prunedTopK(src: PruneSource, bounds: BlockBounds, terms: readonl
               const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
               if (tf > 0) score += (weights[i] * tf * (k1 + 1)) / (tf + k1);
             }
-          } else if (seen[i] === d) score += contrib[i];
+          } else if (seen[i] === d) {
+            const p = post[i];
+            const at = pos[i];
+            const tf = p[at + 1] / normBody[d] + (titleWeight * p[at + 2]) / normTitle[d];
+            if (tf > 0) score += (weights[i] * tf * (k1 + 1)) / (tf + k1);
+          }
         }
         if (score > 0) offer(d, score);
       }

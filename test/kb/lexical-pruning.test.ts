@@ -155,3 +155,55 @@ t.test('SciFact-like sentences: claims, pasted paragraphs, filters', async (t) =
   queries.push(Array.from({ length: 25 }, () => gen.query()).join(' '), `${queries[0]} ${queries[0]} ${queries[0]}`);
   assertSame(t, idx, queries, 'SciFact-like', [1, 3, 10, 20, 60, 500]);
 });
+
+t.test('skips: warm-up give-ups, 8-bit inverse norms at their limits, titles, adds after the blocks', async (t) => {
+  // A rare "lead" term in ~900 chunks (a warm-up list: at most 1024 postings) among common ones:
+  // once the top k is full most of its chunks are given up on mid-way, and those must never come
+  // back. Duplicated texts tie exactly (the tie breaks by id, and a give-up needs a bound
+  // strictly below theta).
+  // Some chunks are far longer than the others (inverse norm below the 8-bit steps' range, so
+  // clamped to the lowest step) or empty in the body (the highest step), and some carry query
+  // terms in their titles (the exact title operand beside the bounded body one).
+  const r = lcg(71);
+  const vocab = randomVocabulary(400, 72);
+  const z = zipfPicker(vocab.length, 1.05, r);
+  const make = (n: number, firstId: number): LexicalChunk[] => {
+    const out: LexicalChunk[] = [];
+    for (let i = 0; i < n; i++) {
+      const words: string[] = [];
+      const kind = r();
+      const len = kind < 0.02 ? 600 + Math.floor(r() * 400) : kind < 0.04 ? 0 : 3 + Math.floor(r() * 25);
+      for (let j = 0; j < len; j++) words.push(vocab[z()]);
+      if (r() < 0.03) words.push('leadword');
+      if (r() < 0.01) words.push('rareword', 'rareword');
+      const heading_path = r() < 0.3 ? [`${vocab[z()]} ${r() < 0.05 ? 'leadword' : vocab[z()]}`] : [];
+      out.push({ id: firstId + i, text: words.join(' '), heading_path });
+    }
+    // Exact duplicates (ties) under other ids.
+    for (let i = 0; i < n / 50; i++) out.push({ ...out[Math.floor(r() * n)], id: firstId + n + i });
+    return out;
+  };
+  const queries = [
+    `leadword ${vocab[0]} ${vocab[1]}`,
+    `leadword rareword ${vocab[2]} ${vocab[5]} ${vocab[9]}`,
+    `rareword ${vocab[0]}`,
+    `leadword ${vocab[3]} ${vocab[3]} ${vocab[40]} ${vocab[80]} ${vocab[120]}`,
+    `${vocab[0]} ${vocab[1]} ${vocab[2]} leadword`,
+    ...Array.from({ length: 20 }, () => `leadword ${vocab[z()]} ${vocab[z()]} ${vocab[Math.floor(r() * vocab.length)]}`),
+  ];
+  for (const params of [{}, { b: 0, bTitle: 0 }, { b: 0.99, bTitle: 0.5, titleWeight: 3 }, { k1: 0, titleWeight: 0 }] as Array<Partial<Bm25Params>>) {
+    const label = JSON.stringify(params);
+    const idx = new CollectionLexicalIndex(analyzer, params);
+    const first = make(18_000, 1);
+    idx.add(first);
+    assertSame(t, idx, queries, `${label} built`, [1, 2, 10, 100]);
+    // Adds too small to move the averages past the base: the blocks and the per-slot inverse
+    // norms built by the queries above are extended to the new slots, not rebuilt.
+    idx.add(make(300, 50_000));
+    assertSame(t, idx, queries, `${label} after small adds`, [1, 10]);
+    // Tombstones among the warm-up list's chunks and the duplicates, left in the lists.
+    const victims = first.filter((c) => c.text.includes('leadword') && r() < 0.4).map((c) => c.id);
+    idx.remove(victims, { deferCompaction: true });
+    assertSame(t, idx, queries, `${label} with tombstones`, [1, 10, 100]);
+  }
+});
