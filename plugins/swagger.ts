@@ -14,10 +14,12 @@
  * port or proxy name, and the committed document does not depend on where it was generated.
  */
 import fp from 'fastify-plugin';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type RouteOptions } from 'fastify';
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { ERROR_STATUS, type ErrorCode } from '../src/errors.ts';
 import { codesFromDescription, ERROR_DOCS } from '../src/error-responses.ts';
 import { PACKAGE_INFO } from '../src/package-info.ts';
+import { fixedCompilers } from '../src/fastify-compilers.ts';
 import { ErrorBodySchema } from '../src/tools/schemas.ts';
 import { demoFilesAllowed, offlineFirst } from '../src/tools/examples.ts';
 import { lazyMount } from './lazy-mount.ts';
@@ -133,39 +135,15 @@ declare module 'fastify' {
 }
 
 /** Compilers that compile nothing: the inner app only describes the routes, it never serves them. */
-const describeOnly = {
-  buildValidator: () => () => () => true,
-  buildSerializer: () => () => (data: unknown) => JSON.stringify(data),
-} as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+const describeOnly = fixedCompilers(
+  () => () => true,
+  () => (data: unknown) => JSON.stringify(data),
+);
 
 const answerNothing = async () => null;
 
 const swaggerPlugin: FastifyPluginAsync = async (app) => {
-  // The routes @fastify/swagger would record (it leaves HEAD routes out of the document).
-  const routes: RouteOptions[] = [];
-  app.addHook('onRoute', (route) => {
-    if (route.method !== 'HEAD') routes.push(route);
-  });
-  let documentApp: Promise<FastifyInstance> | undefined;
-  const describe = (): Promise<FastifyInstance> =>
-    (documentApp ??= buildDocumentApp().catch((err: unknown) => {
-      documentApp = undefined;
-      throw err;
-    }));
-  const buildDocumentApp = async (): Promise<FastifyInstance> => {
-    const { default: swagger } = await import('@fastify/swagger');
-    const inner = Fastify({ logger: false, exposeHeadRoutes: false, schemaController: { compilersFactory: describeOnly } });
-    await inner.register(swagger, swaggerOptions);
-    for (const r of routes) inner.route({ method: r.method, url: r.url, schema: r.schema, config: r.config, handler: answerNothing });
-    await inner.ready();
-    return inner;
-  };
-  app.decorate('openApiDocument', async () => (await describe()).swagger() as unknown as Record<string, unknown>);
-  app.addHook('onClose', async () => {
-    if (documentApp) await (await documentApp.catch(() => undefined))?.close();
-  });
-
-  const swaggerOptions: import('@fastify/swagger').FastifyDynamicSwaggerOptions = {
+  const swaggerOptions: FastifyDynamicSwaggerOptions = {
     // OpenAPI 3.1 has `const`: keep the schemas exactly as declared (and as MCP lists them).
     convertConstToEnum: false,
     openapi: {
@@ -194,6 +172,31 @@ const swaggerPlugin: FastifyPluginAsync = async (app) => {
       return (demoFilesAllowed(app.config.allowedHosts) ? offlineFirst(doc) : doc) as never;
     },
   };
+  // The routes @fastify/swagger would record (it leaves HEAD routes out of the document).
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.method !== 'HEAD') routes.push(route);
+  });
+  const buildDocumentApp = async (): Promise<FastifyInstance> => {
+    const { default: swagger } = await import('@fastify/swagger');
+    const inner = Fastify({ logger: false, exposeHeadRoutes: false, schemaController: { compilersFactory: describeOnly } });
+    await inner.register(swagger, swaggerOptions);
+    for (const r of routes) inner.route({ method: r.method, url: r.url, schema: r.schema, config: r.config, handler: answerNothing });
+    await inner.ready();
+    return inner;
+  };
+  // Built once, by the first call that asks (a failed build is tried again by the next).
+  let documentApp: Promise<FastifyInstance> | undefined;
+  const describe = (): Promise<FastifyInstance> =>
+    (documentApp ??= buildDocumentApp().catch((err: unknown) => {
+      documentApp = undefined;
+      throw err;
+    }));
+  app.decorate('openApiDocument', async () => (await describe()).swagger() as unknown as Record<string, unknown>);
+  app.addHook('onClose', async () => {
+    if (documentApp) await (await documentApp.catch(() => undefined))?.close();
+  });
+
   // Swagger UI (and @fastify/static, which serves its assets) is loaded on the first /docs request,
   // not at start (plugins/lazy-mount.ts); it reads this app's document.
   lazyMount(app, {

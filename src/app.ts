@@ -6,7 +6,7 @@
  * requests), the error handler, the JSON body parser, the OpenAPI generator (which must see every
  * route), then the routes and the web console's static files (plugins/console.ts).
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler, type FastifySerializerCompiler, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaCompiler, type FastifySerializerCompiler } from 'fastify';
 import pino, { type Logger } from 'pino';
 import type { TSchema } from 'typebox';
 import { loadConfig, type Config } from './config.ts';
@@ -16,6 +16,7 @@ import { tools as registry } from './tools/index.ts';
 import { checkInput } from './tools/validate-input.ts';
 import { MAX_JSON_BODY_BYTES } from './json-limits.ts';
 import { lazyRequestLogger } from './request-logger.ts';
+import { fixedCompilers } from './fastify-compilers.ts';
 import servicesPlugin from '../plugins/services.ts';
 import requestIdPlugin, { genRequestId } from '../plugins/request-id.ts';
 import shutdownPlugin from '../plugins/shutdown.ts';
@@ -59,11 +60,6 @@ const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart })
 
 const serializerCompiler: FastifySerializerCompiler<TSchema> = () => (data) => JSON.stringify(data);
 
-/** The factories Fastify asks for its compilers (its types name Ajv's route definition; ours take Fastify's). */
-const compilersFactory = {
-  buildValidator: () => validatorCompiler,
-  buildSerializer: () => serializerCompiler,
-} as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
 
 export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const config = opts.config ?? loadConfig();
@@ -94,7 +90,7 @@ export async function buildApp(opts: BuildAppOptions = {}): Promise<FastifyInsta
     // JSON.stringify: the output schemas document the answers (OpenAPI, MCP outputSchema), but
     // compiling a fast-json-stringify serializer for each cost most of a second at every start,
     // and handlers already return exactly the documented shape.
-    schemaController: { compilersFactory },
+    schemaController: { compilersFactory: fixedCompilers(validatorCompiler, serializerCompiler) },
     trustProxy: config.TRUST_PROXY,
     forceCloseConnections: 'idle',
     // plugins/shutdown.ts answers requests that arrive while closing, with the coded error body.
