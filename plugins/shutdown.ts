@@ -10,6 +10,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { ERROR_STATUS, toolError } from '../src/errors.ts';
 import type { ErrorBody } from './error-handler.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
+import { ChurnList } from '../src/util/churn-list.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +31,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const shutdownPlugin: FastifyPluginAsync = async (app) => {
   const controller = new AbortController();
-  const inFlight = new Set<FastifyReply>();
+  // Not a Set: see src/util/churn-list.ts (a Set here kept every request's reply alive past its end).
+  const inFlight = new ChurnList<FastifyReply>();
   let closing = false;
 
   app.decorate('shutdownSignal', controller.signal);
@@ -43,13 +45,8 @@ const shutdownPlugin: FastifyPluginAsync = async (app) => {
       reply.header('connection', 'close');
       return done(toolError('SHUTTING_DOWN', CLOSING_MESSAGE));
     }
-    inFlight.add(reply);
     // 'close' covers finished, hijacked (MCP) and abandoned responses alike.
-    reply.raw.once('close', () => inFlight.delete(reply));
-    done();
-  });
-  app.addHook('onResponse', (_request, reply, done) => {
-    inFlight.delete(reply);
+    reply.raw.once('close', inFlight.add(reply));
     done();
   });
 
@@ -62,9 +59,9 @@ const shutdownPlugin: FastifyPluginAsync = async (app) => {
     if (!controller.signal.aborted) controller.abort(toolError('SHUTTING_DOWN', CUT_MESSAGE));
     // Tool calls answer the abort at once (run-tool rejects with the reason).
     await settle(graceMs);
-    for (const reply of inFlight) {
+    inFlight.forEach((reply) => {
       const raw = reply.raw;
-      if (raw.headersSent || raw.writableEnded) continue;
+      if (raw.headersSent || raw.writableEnded) return;
       const body: ErrorBody = { error: CUT_MESSAGE, code: 'SHUTTING_DOWN', request_id: reply.request.id };
       raw.writeHead(ERROR_STATUS.SHUTTING_DOWN, {
         'content-type': 'application/json; charset=utf-8',
@@ -73,7 +70,7 @@ const shutdownPlugin: FastifyPluginAsync = async (app) => {
       });
       raw.end(JSON.stringify(body));
       reply.request.log.warn({ code: 'SHUTTING_DOWN' }, 'request cut at shutdown');
-    }
+    });
     await settle(graceMs);
   });
 };

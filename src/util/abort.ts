@@ -3,6 +3,7 @@
  * the tool guard), else TIMEOUT naming the work that stopped.
  */
 import { isToolError, toolError, type ToolError } from '../errors.ts';
+import { ChurnList } from './churn-list.ts';
 
 export function abortError(signal: AbortSignal, what = 'Processing'): ToolError {
   if (isToolError(signal.reason)) return signal.reason;
@@ -14,35 +15,27 @@ export function throwIfAborted(signal: AbortSignal | undefined, what?: string): 
   if (signal?.aborted) throw abortError(signal, what);
 }
 
-const followers = new WeakMap<AbortSignal, Set<() => void>>();
+const followers = new WeakMap<AbortSignal, ChurnList<() => void>>();
 
 /**
  * Calls `fn` once when `signal` aborts (at once when it already has); returns the function that forgets it. For a signal that
  * lives long and is followed by many short calls (the server's shutdown signal, followed by every
- * tool call): they share one listener on the signal and each adds itself to a set, where adding and
- * removing an EventTarget listener per call cost a few microseconds of a small call.
+ * tool call): they share one listener on the signal and each joins a ChurnList (not a Set: see
+ * churn-list.ts), where adding and removing an EventTarget listener per call cost a few
+ * microseconds of a small call.
  */
 export function onAbort(signal: AbortSignal, fn: () => void): () => void {
   if (signal.aborted) {
     fn();
     return () => {};
   }
-  let set = followers.get(signal);
-  if (set === undefined) {
-    const created = new Set<() => void>();
+  let list = followers.get(signal);
+  if (list === undefined) {
+    const created = new ChurnList<() => void>();
     followers.set(signal, created);
-    signal.addEventListener(
-      'abort',
-      () => {
-        // Live iteration: one forgotten during the dispatch is not called (as with EventTarget).
-        for (const f of created) f();
-        created.clear();
-      },
-      { once: true },
-    );
-    set = created;
+    // One forgotten during the dispatch is not called (as with EventTarget).
+    signal.addEventListener('abort', () => created.forEach((f) => f()), { once: true });
+    list = created;
   }
-  const own = set;
-  own.add(fn);
-  return () => void own.delete(fn);
+  return list.add(fn);
 }
