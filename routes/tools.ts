@@ -69,9 +69,11 @@ function jsonBodyDocs(tool: AnyTool): Record<string, unknown> {
   return { ...plain(inputParts(tool).rest), ...(tool.examples?.length ? { 'x-examples': namedExamples(tool) } : {}) };
 }
 
-function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: FastifyRequest) => Promise<ToolCallInput>) {
+function handlerFor(app: FastifyInstance, tool: AnyTool, read: (request: FastifyRequest) => ToolCallInput | Promise<ToolCallInput>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const { input, upload } = await read(request);
+    // A JSON route's input is at hand: awaited only where it is read from an upload.
+    const call = read(request);
+    const { input, upload } = call instanceof Promise ? await call : call;
     const params = (request.params ?? {}) as Record<string, unknown>;
     const merged = inputParts(tool).params ? { ...(input as Record<string, unknown>), ...params } : input;
     const output = await runTool(tool, merged, {
@@ -111,7 +113,7 @@ function jsonRoute(app: FastifyInstance, tool: AnyTool): RouteOptions {
             },
           }
         : {},
-    handler: handlerFor(app, tool, async (request) => ({ input: part === 'body' ? request.body : request.query })),
+    handler: handlerFor(app, tool, (request) => ({ input: part === 'body' ? request.body : request.query })),
   };
 }
 

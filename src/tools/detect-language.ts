@@ -7,6 +7,8 @@ import { SUPPORTED_LANGUAGES } from '../language/languages.ts';
 export const DETECT_LANGUAGE_MAX_CHARS = 100_000;
 
 let detectModule: Promise<typeof import('../language/detect.ts')> | undefined;
+/** The module's detectLanguage once loaded: later calls use it without awaiting the import's promise. */
+let detectLoaded: (typeof import('../language/detect.ts'))['detectLanguage'] | undefined;
 
 const Input = Type.Object(
   {
@@ -56,12 +58,14 @@ export const detectLanguageTool = defineTool({
     { name: 'hindi', summary: 'A Hindi sentence', value: { text: 'यह भाषा पहचान का एक छोटा सा उदाहरण है।' } },
   ],
   async handler(input) {
+    if (detectLoaded) return detectLoaded(input.text);
     // The n-gram model loads on the first call (or when the server warms up after listen); the
-    // module is kept, since a dynamic import per call costs a module-map lookup and two promises.
+    // function is kept, since a dynamic import per call costs a module-map lookup and two promises.
     const { detectLanguage } = await (detectModule ??= import('../language/detect.ts').catch((err: unknown) => {
       detectModule = undefined;
       throw err;
     }));
+    detectLoaded = detectLanguage;
     return detectLanguage(input.text);
   },
 });
