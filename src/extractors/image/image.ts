@@ -6,6 +6,8 @@
  * TIFF goes to tesseract as is.
  */
 import { loadImage } from '@napi-rs/canvas';
+import { decodeWithSharp } from './image-decode.ts';
+import type { Drawable } from '../ocr/ocr-drawable.ts';
 import { isToolError, toolError } from '../../errors.ts';
 import { uncoveredScriptAdvice } from '../ocr/ocr-languages.ts';
 import { readImageInfo, type ImageInfo } from '../shared/image-info.ts';
@@ -120,15 +122,26 @@ async function settledAtNativeSize(pool: OcrPool, native: OcrResult, png: Buffer
 
 async function decodeAndRead(input: ExtractInput, info: ImageInfo, pool: OcrPool, languages: string[], upright?: OcrResult, nativeTried = false): Promise<Sized> {
   const { signal } = input;
-  // The native canvas decoder crashes on some damaged files, so it only ever sees a PNG that the
-  // OCR engine's own decoder has re-encoded.
-  const clean = await pool.normalizeImage(input.bytes, signal).catch((err) => rethrowDecode(err, info, signal));
-  let img;
+  const canvas = await decodeWithSharp(input.bytes, info);
   try {
-    img = await loadImage(clean);
+    return await readDecoded(canvas ?? (await decodedByEngine(input, info, pool)), info, pool, languages, signal, upright, nativeTried);
+  } finally {
+    // Its pixels go now, not at the next collection.
+    if (canvas) canvas.width = canvas.height = 0;
+  }
+}
+
+/** The engine decodes and re-encodes as PNG, which canvas then loads: the native canvas decoder crashes on some damaged files, so it never sees a client's file. */
+async function decodedByEngine(input: ExtractInput, info: ImageInfo, pool: OcrPool): Promise<Drawable> {
+  const clean = await pool.normalizeImage(input.bytes, input.signal).catch((err) => rethrowDecode(err, info, input.signal));
+  try {
+    return await loadImage(clean);
   } catch (err) {
     throw toolError('PROCESSING_ERROR', `The ${info.format.toUpperCase()} image could not be decoded (damaged or truncated)`, err);
   }
+}
+
+async function readDecoded(img: Drawable, info: ImageInfo, pool: OcrPool, languages: string[], signal: AbortSignal, upright: OcrResult | undefined, nativeTried: boolean): Promise<Sized> {
   const { width, height } = img;
   if (!width || !height) throw toolError('PROCESSING_ERROR', `The ${info.format.toUpperCase()} image has no pixels`);
   if (width * height > MAX_IMAGE_PIXELS) {

@@ -8,6 +8,7 @@
  * drawn scaled). Anything else on the page, another filter, a mask, a colour space other than
  * grey/RGB, rotation or skew yields null, and the page goes through pdf-page-image.ts / pdf.js.
  */
+import { loadSharp } from '../shared/sharp.ts';
 import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
 import { ocrCanvasSize } from './pdf-page-image.ts';
 import type { PdfPage } from './pdf-render.ts';
@@ -170,25 +171,6 @@ export function scanJpegTarget(scan: ScanJpeg, page: PdfPage): { canvasWidth: nu
     rw,
     rh,
   };
-}
-
-/** The part of sharp's API used here. */
-type Sharp = (
-  input: Uint8Array,
-  options: { failOn: 'none'; limitInputPixels: number } | { raw: { width: number; height: number; channels: 1 } },
-) => {
-  greyscale(): { resize(w: number, h: number, o: { fit: 'fill' }): { raw(): { toBuffer(): Promise<Buffer> } } };
-  toColourspace(space: 'b-w'): { png(o: { compressionLevel: number }): { toBuffer(): Promise<Buffer> } };
-};
-let sharpModule: Promise<Sharp | null> | null = null;
-
-/** sharp when it can be loaded (an optional native module), else null. */
-function loadSharp(): Promise<Sharp | null> {
-  sharpModule ??= import('sharp').then(
-    (m) => ((m as unknown as { default?: Sharp }).default ?? (m as unknown as Sharp)),
-    () => null,
-  );
-  return sharpModule;
 }
 
 /** Estimated peak bytes of decoding `scan` to the OCR canvas (for the render memory budget). */
