@@ -27,7 +27,7 @@ t.teardown(async () => {
 });
 
 t.test('languages are checked at construction and reported', async (t) => {
-  t.same(ocr.languageInfo(), { default_languages: ['eng'], installed_languages: ['eng', 'tst'], orientation_detection: false, tessdata_dir: true });
+  t.same(ocr.languageInfo(), { default_languages: ['eng'], installed_languages: ['eng', 'tst'], orientation_detection: true, tessdata_dir: true });
   t.throws(() => new OcrPool({ size: 1, cacheDir, languages: ['eng', 'xyz'] }), { code: 'VALIDATION_ERROR', message: /not installed: xyz \(OCR_LANGUAGES\)\. Installed: eng\b/ });
   t.throws(() => new OcrPool({ size: 1, cacheDir, tessdataDir: path.join(root, 'missing') }), { code: 'VALIDATION_ERROR', message: /TESSDATA_DIR/ });
   const withFolder = new OcrPool({ size: 1, cacheDir, tessdataDir: tessdata, languages: ['tst', 'eng'] });

@@ -1,8 +1,8 @@
 /**
  * Scans without hidden limits: `ocr: auto | always | never`, a garbled invisible text layer
  * counting as none, scanned pages beyond the per-call cap marked where they stand, blank scans
- * skipped before recognition, an upside-down page turned, and a PDF declaring a 50,000 x 50,000
- * image refused (413) before pdf.js decodes anything. All fixtures are generated here.
+ * skipped before recognition, an upside-down page turned (with orientation detection and without),
+ * and a PDF declaring a 50,000 x 50,000 image refused (413) before pdf.js decodes anything. All fixtures are generated here.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -78,7 +78,19 @@ t.test('a blank scan is skipped before recognition; an upside-down scan is turne
   t.same(blank.metadata.ocr_pages, [2], 'only the page with text is recognised');
   t.equal(pageText(blank, 1).trim(), '--- Page 1 ---', 'nothing invented for the blank page');
 
+  // Turned by orientation detection: its data comes with the npm install (@tesseract.js-data/osd).
+  t.equal(ocr.languageInfo().orientation_detection, true);
   const flipped = await run(await makeScannedPdf(180, 1, STRIP));
+  t.same(flipped.metadata.ocr_rotated_pages, [1]);
+  for (const line of SCANNED_LINES) t.match(flipped.content, line);
+});
+
+t.test('without orientation detection an upside-down scan is still turned (by reading turned copies)', async (t) => {
+  const pool = new OcrPool({ size: 1, cacheDir: path.join(cacheDir, 'no-osd'), orientationDetection: false });
+  t.teardown(() => pool.close());
+  t.equal(pool.languageInfo().orientation_detection, false);
+  t.equal(await pool.detectOrientation(await makeTextImage()), null, 'no osd asked');
+  const flipped = await extractPdf({ bytes: await makeScannedPdf(180, 1, STRIP), filename: 'scan.pdf', signal: AbortSignal.timeout(240_000) }, { ocr: pool });
   t.same(flipped.metadata.ocr_rotated_pages, [1]);
   for (const line of SCANNED_LINES) t.match(flipped.content, line);
 });

@@ -103,7 +103,7 @@ t.test('get_system_health reports status, version, features, security, formats, 
   t.equal(body.features.reranking.available, false);
   t.match(body.features.reranking.reason, /^reranker onnx:Xenova\/ms-marco-MiniLM-L-6-v2:q8 is unavailable: model files missing/);
   t.same(body.features.ocr, {
-    available: true, engine: 'tesseract.js', default_languages: ['eng'], installed_languages: ['eng'], orientation_detection: false, tessdata_dir: false,
+    available: true, engine: 'tesseract.js', default_languages: ['eng'], installed_languages: ['eng'], orientation_detection: true, tessdata_dir: false,
     max_pages_per_call: 30, size: 2, busy: 0, queued: 0, started: 0,
   });
   t.same(body.features.retrieval_stats, {

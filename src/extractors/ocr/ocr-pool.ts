@@ -47,6 +47,12 @@ export interface OcrPoolOptions {
   maxQueue?: number;
   /** Hard cap on one recognition, independent of the caller's signal. */
   jobTimeoutMs?: number;
+  /**
+   * false: never use orientation detection, even where osd data is installed (the npm package
+   * @tesseract.js-data/osd, a dependency, or TESSDATA_DIR); sideways images are then found by
+   * reading small turned copies (ocr-upright.ts). Default true.
+   */
+  orientationDetection?: boolean;
 }
 
 export interface OcrRecognizeOptions {
@@ -158,7 +164,7 @@ export class OcrPool {
       checkTessdataDir(this.#tessdataDir);
       resolveLanguages(this.#languages, this.#tessdataDir, 'OCR_LANGUAGES');
     }
-    this.#osdSource = this.#langPath ? null : findLanguage(OSD, this.#tessdataDir);
+    this.#osdSource = this.#langPath || opts.orientationDetection === false ? null : findLanguage(OSD, this.#tessdataDir);
     this.#maxQueue = opts.maxQueue ?? Math.max(32, this.#size * 16);
     this.#jobTimeoutMs = opts.jobTimeoutMs ?? DEFAULT_OCR_JOB_TIMEOUT_MS;
   }
