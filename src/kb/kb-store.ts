@@ -172,19 +172,68 @@ const CHUNK_COLUMNS_C = CHUNK_COLUMNS.split(', ')
  */
 const CHUNK_LANGUAGE = '(SELECT d.language FROM documents AS d WHERE d.id = c.document_id) AS language';
 
+// The row-to-record functions name every field (in the row's column order, so answers keep their
+// key order): a rest pattern that leaves some columns out (`const { a, b, ...rest } = row`) takes
+// V8's slow generic copy, 8.6 us a document row against 0.2 us written out, which was a tenth of
+// a collection search's main-thread time at 100k chunks (its hits' documents).
+
 function toDocument(r: DocumentRow): DocumentRecord {
-  const { error_code, error_message, seq: _seq, read_seq: _readSeq, ...rest } = r;
-  return { ...rest, error: error_code === null ? null : { code: error_code, message: error_message ?? '' } };
+  return {
+    id: r.id,
+    collection_id: r.collection_id,
+    source: r.source,
+    source_kind: r.source_kind,
+    source_key: r.source_key,
+    filename: r.filename,
+    content_sha256: r.content_sha256,
+    bytes: r.bytes,
+    type: r.type,
+    title: r.title,
+    pages: r.pages,
+    language: r.language,
+    status: r.status,
+    chunk_count: r.chunk_count,
+    revision: r.revision,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    ingested_at: r.ingested_at,
+    error: r.error_code === null ? null : { code: r.error_code, message: r.error_message ?? '' },
+  };
 }
 
 function toChunk(r: ChunkRow): ChunkRecord {
-  const { language, ...rest } = r;
-  return { ...rest, heading_path: JSON.parse(r.heading_path) as string[], ...(language !== undefined ? { language } : {}) };
+  const chunk: ChunkRecord = {
+    id: r.id,
+    document_id: r.document_id,
+    collection_id: r.collection_id,
+    ord: r.ord,
+    text: r.text,
+    page_start: r.page_start,
+    page_end: r.page_end,
+    heading_path: JSON.parse(r.heading_path) as string[],
+    char_start: r.char_start,
+    char_end: r.char_end,
+    importance: r.importance,
+    content_type: r.content_type,
+  };
+  if (r.language !== undefined) chunk.language = r.language;
+  return chunk;
 }
 
 function toJob(r: JobRow): JobRecord {
-  const { cancel_requested: _cancel, owner: _owner, feed: feedText, ...rest } = r;
-  const job: JobRecord = { ...rest, items: JSON.parse(r.items) as JobRecord['items'], counts: JSON.parse(r.counts) as JobRecord['counts'] };
+  const job: JobRecord = {
+    id: r.id,
+    collection: r.collection,
+    status: r.status,
+    reason: r.reason,
+    items: JSON.parse(r.items) as JobRecord['items'],
+    counts: JSON.parse(r.counts) as JobRecord['counts'],
+    created_at: r.created_at,
+    started_at: r.started_at,
+    finished_at: r.finished_at,
+    resumed: r.resumed,
+  };
+  const feedText = r.feed;
   if (feedText) {
     const feed = JSON.parse(feedText) as FeedState;
     job.feed = feed;

@@ -46,6 +46,8 @@ t.test('jobs round-trip, update, list, unfinished after reopen', async (t) => {
   for (const j of jobs) store.createJob(j);
   t.throws(() => store.createJob(jobs[0]!), { code: 'CONFLICT' });
   t.same(store.getJob(jobs[1]!.id), jobs[1]);
+  // The API's fields in column order; the owner, cancel flag and walk state stay internal.
+  t.same(Object.keys(store.getJob(jobs[1]!.id)!), Object.keys(jobs[1]!));
   t.equal(store.getJob('job_nope'), null);
 
   const updated: JobRecord = {

@@ -150,3 +150,19 @@ t.test('what every search reads: failed documents as listDocuments lists them, a
   );
   t.same(store.documentsByIds(c.id, []), []);
 });
+
+t.test('records carry exactly the API fields, in column order: no internal columns', async (t) => {
+  const failed = store.getDocument(c.id, docs[0]!.id)!;
+  t.same(Object.keys(failed), [
+    'id', 'collection_id', 'source', 'source_kind', 'source_key', 'filename', 'content_sha256', 'bytes', 'type', 'title', 'pages',
+    'language', 'status', 'chunk_count', 'revision', 'created_at', 'updated_at', 'ingested_at', 'error',
+  ]);
+  t.same(failed.error, { code: 'DOWNLOAD_ERROR', message: 'x' });
+  t.equal(store.getDocument(c.id, docs[1]!.id)!.error, null);
+  const [chunk] = store.getChunks([chunkIds[docs[1]!.id]![0]!]);
+  t.same(Object.keys(chunk!), ['id', 'document_id', 'collection_id', 'ord', 'text', 'page_start', 'page_end', 'heading_path', 'char_start', 'char_end', 'importance', 'content_type']);
+  t.ok(Array.isArray(chunk!.heading_path), 'heading_path parsed from its JSON column');
+  const [indexed] = store.getChunksForIndex([chunk!.id]);
+  t.equal(indexed!.language, 'de', 'chunks read for indexing carry their document language');
+  t.same(Object.keys(indexed!).at(-1), 'language');
+});
