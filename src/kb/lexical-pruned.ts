@@ -38,6 +38,8 @@ const SCORE_SLACK = 1 + 1e-9;
 const DRIFT = 0.05;
 /** Ratio between consecutive steps of the 8-bit inverse norms (BlockBounds.qBody). */
 const GRID_STEP = 1.01;
+/** Lengths up to this get their inverse norms from a per-length table (BlockBounds.inverses). */
+export const MEMO_LENGTHS = 1 << 16;
 /** Slots per window (see prunedTopK). */
 export const DEFAULT_WINDOW = 4096;
 /**
@@ -189,18 +191,47 @@ export class BlockBounds {
     const ib = this.invBody;
     const it = this.invTitle;
     // The norms computeNorms would give under the base averages (Float32, as stored), inverted.
+    const invBodyOf = (len: number) => 1 / Math.fround(1 - b + (b * len) / aB);
+    const invTitleOf = (len: number) => 1 / Math.fround(1 - bTitle + (bTitle * len) / aT);
     const g = this.grid;
     const qb = this.qBody;
     const top = g[254];
     const perStep = 1 / Math.log(GRID_STEP);
-    for (let d = this.invCovered; d < upto; d++) {
-      const inv = (ib[d] = 1 / Math.fround(1 - b + (b * lenBody[d]) / aB));
-      it[d] = 1 / Math.fround(1 - bTitle + (bTitle * lenTitle[d]) / aT);
-      // The first step >= inv (the logarithm only guesses; the comparisons decide).
+    /** The first step >= inv (the logarithm only guesses; the comparisons decide). */
+    const stepOf = (inv: number) => {
       let q = inv > top ? 255 : Math.max(0, Math.min(254, 254 + Math.ceil(Math.log(inv / top) * perStep)));
       while (g[q] < inv) q++;
       while (q > 0 && g[q - 1] >= inv) q--;
-      qb[d] = q;
+      return q;
+    };
+    const from = this.invCovered;
+    let maxBody = 0;
+    let maxTitle = 0;
+    for (let d = from; d < upto; d++) {
+      if (lenBody[d] > maxBody) maxBody = lenBody[d];
+      if (lenTitle[d] > maxTitle) maxTitle = lenTitle[d];
+    }
+    if (maxBody <= MEMO_LENGTHS && maxTitle <= MEMO_LENGTHS && upto - from > maxBody + maxTitle) {
+      // Chunks share a few hundred lengths: each length's values once, then a lookup per slot (a
+      // logarithm and two divisions per slot were 43 ms of the first search after loading 1M
+      // chunks). The same expressions, so the same values.
+      const invB = new Float64Array(maxBody + 1);
+      const stepB = new Uint8Array(maxBody + 1);
+      const invT = new Float64Array(maxTitle + 1);
+      for (let len = 0; len <= maxBody; len++) stepB[len] = stepOf((invB[len] = invBodyOf(len)));
+      for (let len = 0; len <= maxTitle; len++) invT[len] = invTitleOf(len);
+      for (let d = from; d < upto; d++) {
+        const len = lenBody[d];
+        ib[d] = invB[len];
+        qb[d] = stepB[len];
+        it[d] = invT[lenTitle[d]];
+      }
+    } else {
+      for (let d = from; d < upto; d++) {
+        const inv = (ib[d] = invBodyOf(lenBody[d]));
+        it[d] = invTitleOf(lenTitle[d]);
+        qb[d] = stepOf(inv);
+      }
     }
     this.invCovered = upto;
   }

@@ -10,6 +10,7 @@ import { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import { CollectionLexicalIndex, PRUNE_MAX_TERMS, type LexicalChunk } from '../../src/kb/lexical-index.ts';
 import type { Bm25Params } from '../../src/retrieval/bm25.ts';
 import { lcg, randomVocabulary, sciFactLike, zipfPicker } from '../../scripts/bench/kb-scale-corpus.ts';
+import { MEMO_LENGTHS } from '../../src/kb/lexical-pruned.ts';
 
 const analyzer = new Analyzer();
 const KS = [1, 2, 3, 5, 10, 17, 50, 100, 1000, 1_000_000];
@@ -206,4 +207,21 @@ t.test('skips: warm-up give-ups, 8-bit inverse norms at their limits, titles, ad
     idx.remove(victims, { deferCompaction: true });
     assertSame(t, idx, queries, `${label} with tombstones`, [1, 10, 100]);
   }
+});
+
+t.test('inverse norms per slot: computed per length or, past MEMO_LENGTHS tokens, one slot at a time, the same answers', async (t) => {
+  const r = lcg(91);
+  const vocab = randomVocabulary(300, 92);
+  const z = zipfPicker(vocab.length, 1.05, r);
+  const chunk = (id: number, len: number): LexicalChunk => ({ id, text: Array.from({ length: len }, () => vocab[z()]).join(' '), heading_path: [] });
+  const idx = new CollectionLexicalIndex(analyzer);
+  // One chunk longer than MEMO_LENGTHS: the first range of slots is computed one by one.
+  const first = Array.from({ length: 4_000 }, (_, i) => chunk(i + 1, 2 + Math.floor(r() * 30)));
+  first.push(chunk(5_000, MEMO_LENGTHS + 10));
+  idx.add(first);
+  const queries = Array.from({ length: 25 }, () => `${vocab[z()]} ${vocab[z()]} ${vocab[Math.floor(r() * vocab.length)]}`);
+  assertSame(t, idx, queries, 'with a chunk past the per-length table', [1, 10, 100]);
+  // Later slots, all short: their range comes from the per-length table.
+  idx.add(Array.from({ length: 3_000 }, (_, i) => chunk(10_000 + i, 2 + Math.floor(r() * 30))));
+  assertSame(t, idx, queries, 'after adds of short chunks', [1, 10, 100]);
 });
