@@ -1,8 +1,9 @@
 /**
  * Image extractor: OCR with per-word confidence through the shared worker pool. Sizes are checked
  * from the header first. Opaque PNG/JPEG of a good size go to tesseract as they are; everything
- * else (GIF, BMP, WebP, alpha, too small or too large, sideways) is decoded by the engine's
- * memory-safe decoder, then flattened onto white, resized and turned with @napi-rs/canvas.
+ * else (GIF, BMP, WebP, alpha, too small or too large, sideways) is decoded by sharp, or by the
+ * engine's memory-safe decoder where sharp cannot (image-decode.ts), then flattened onto white,
+ * resized and turned with @napi-rs/canvas.
  * TIFF goes to tesseract as is.
  */
 import { loadImage } from '@napi-rs/canvas';
