@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { build } from 'esbuild';
 import { writeStamp } from './build-stamp.mjs';
+import { warmCodeCache } from './warm-code-cache.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outdir = path.join(root, 'dist');
@@ -61,6 +62,35 @@ const server = await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
 
+// The start bundle: the server again, as one CommonJS file, which bin/rag-document-server.js runs
+// with a V8 code cache (bin/cached-bundle.js; Node 20 has none for ES modules). The ES module build
+// above stays for the worker and child entries and for a Node without require() of ES modules.
+// import.meta becomes the loader's __rdsImportMeta, and the dynamic import()s of external
+// packages become require()s (a vm script's import() needs an experimental Node API); every one of
+// them is a CommonJS package (test/foundation/start-bundle.test.ts checks). eld-preload.ts's top-level await (CommonJS has none) loads eld only where require()
+// of ES modules is missing, and the bundle never runs there: it gets a module without it.
+const startBundle = await build({
+  absWorkingDir: root,
+  entryPoints: ['src/server.ts'],
+  outfile: path.join(outdir, 'server.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  supported: { 'dynamic-import': false },
+  external: EXTERNAL,
+  sourcemap: true,
+  logLevel: 'warning',
+  metafile: true,
+  define: { 'import.meta.url': '__rdsImportMeta.url', 'import.meta.resolve': '__rdsImportMeta.resolve' },
+  plugins: [{
+    name: 'eld-preload',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]language[\\/]eld-preload\.ts$/ }, () => ({ contents: 'export const preloadedEld = undefined;', loader: 'ts' }));
+    },
+  }],
+});
+
 // eld's n-gram table as JSON (src/language/eld-model.ts): JSON.parse reads it about three times
 // faster than V8 compiles and evaluates eld's own module, an object literal of the same data.
 // Written only when it parses back to exactly eld's data; the loader checks the eld version.
@@ -77,8 +107,8 @@ const eldInputs = [path.join(eldDir, 'package.json'), path.join(eldDir, 'src', '
 // The console: `vite build --config console/vite.config.ts`. Skipped with a warning where the
 // sources are absent (an image that copies only the server): /console then answers 503.
 const consoleConfig = path.join(root, 'console', 'vite.config.ts');
-const inputs = [...Object.keys(server.metafile.inputs), ...eldInputs];
-const outputs = [...Object.keys(server.metafile.outputs), 'dist/eld/small-ngrams.json'];
+const inputs = [...new Set([...Object.keys(server.metafile.inputs), ...Object.keys(startBundle.metafile.inputs)]), ...eldInputs];
+const outputs = [...Object.keys(server.metafile.outputs), ...Object.keys(startBundle.metafile.outputs), 'dist/eld/small-ngrams.json'];
 if (existsSync(path.join(root, 'console', 'index.html'))) {
   const { build: viteBuild } = await import('vite');
   const result = await viteBuild({ configFile: consoleConfig, logLevel: 'warn' });
@@ -93,3 +123,6 @@ if (existsSync(path.join(root, 'console', 'index.html'))) {
   console.warn('console/ is missing: the web console is not built (/console answers 503)');
 }
 writeStamp(inputs, outputs);
+
+// Last, when everything the server reads is in place: the start bundle's code cache.
+await warmCodeCache(root, path.join(outdir, 'server.cjs'));

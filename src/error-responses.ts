@@ -165,8 +165,9 @@ export function toolErrorCodes(tool: AnyTool): ErrorCode[] {
   return sortByStatus([...codes]);
 }
 
+/** By HTTP status, then by name in code-unit order (not localeCompare: its first call builds an ICU collator, ~8 ms of every start). */
 export function sortByStatus(codes: readonly ErrorCode[]): ErrorCode[] {
-  return [...new Set(codes)].sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b] || a.localeCompare(b));
+  return [...new Set(codes)].sort((a, b) => ERROR_STATUS[a] - ERROR_STATUS[b] || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 const CODES_SEPARATOR = ' or ';

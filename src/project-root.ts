@@ -1,6 +1,6 @@
 /**
  * The project root (the folder of this project's package.json), found the same way whether this module runs from
- * the TypeScript sources (src/) or from the compiled build (dist/src/).
+ * the TypeScript sources (src/) or from the compiled build (dist/src/, dist/server.cjs).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,5 +16,8 @@ function findRoot(start: string): string {
 
 export const PROJECT_ROOT: string = findRoot(path.dirname(fileURLToPath(import.meta.url)));
 
-/** True when running the compiled JavaScript in dist/ rather than the sources through tsx. */
-export const COMPILED: boolean = import.meta.url.endsWith('.js');
+/**
+ * True when running the compiled JavaScript in dist/ (the ES module build, dist/src/, or the start
+ * bundle, dist/server.cjs) rather than the sources through tsx.
+ */
+export const COMPILED: boolean = !import.meta.url.endsWith('.ts');

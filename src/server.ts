@@ -328,6 +328,12 @@ export async function main(argv: string[]): Promise<void> {
   return runHttp(config);
 }
 
+// Run directly (`node dist/src/server.js`, `tsx src/server.ts`). Not a top-level await: the start
+// bundle (dist/server.cjs, scripts/build.mjs) is CommonJS, which has none. A failure exits 1, as
+// the rejected evaluation of a main module would.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  await main(process.argv.slice(2));
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

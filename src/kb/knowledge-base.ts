@@ -43,6 +43,7 @@ import { LocalBus, RedisBus, type Bus } from '../redis/bus.ts';
 import type { RedisConnection } from '../redis/connection.ts';
 import { IngestionService } from './ingestion-service.ts';
 import { checkName, isCollectionName } from './ingest-request.ts';
+import { thousands } from '../util/thousands.ts';
 
 /** AddDocumentsRequest plus what only a transport knows. */
 export interface AddDocumentsOptions {
@@ -169,7 +170,7 @@ export class KnowledgeBase implements KnowledgeBaseApi {
       throw toolError('VALIDATION_ERROR', `chunk_size must be an integer from ${MIN_CHUNK_SIZE} to ${MAX_CHUNK_SIZE}`);
     }
     if (description !== null && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARS)) {
-      throw toolError('VALIDATION_ERROR', `description must be a string of at most ${MAX_DESCRIPTION_CHARS.toLocaleString('en-US')} characters`);
+      throw toolError('VALIDATION_ERROR', `description must be a string of at most ${thousands(MAX_DESCRIPTION_CHARS)} characters`);
     }
     const c = store.createCollection(name, description, { chunk_size: size });
     return { ...c, stats: store.collectionStats(c.id) };

@@ -9,7 +9,8 @@
  * another eld version, eld's own `eld/small` module.
  *
  * The synchronous load is a require() of ES modules (Node 20.19+ and 22.12+,
- * `process.features.require_module`); an older Node loads the model when this module is imported.
+ * `process.features.require_module`); an older Node loads the model when this module is imported
+ * (./eld-preload.ts).
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../project-root.ts';
+import { preloadedEld } from './eld-preload.ts';
 
 export type Eld = typeof import('eld/small').eld;
 
@@ -30,8 +32,7 @@ type CreateEld = () => { instance: Eld; loadData: (data: unknown) => unknown };
 
 export const ELD_JSON_FILE = path.join(PROJECT_ROOT, 'dist', 'eld', 'small-ngrams.json');
 
-const requireModule = (process.features as { require_module?: boolean }).require_module === true;
-let model: Eld | undefined = requireModule ? undefined : (await import('eld/small')).eld;
+let model: Eld | undefined = preloadedEld;
 let warming: Promise<void> | undefined;
 
 /** The installed eld package folder (its exports map offers only the entry files). */

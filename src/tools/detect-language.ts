@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { defineTool } from './define-tool.ts';
 import { DETECTION_WINDOW_CHARS, MIN_TEXT_CHARS } from '../language/limits.ts';
 import { SUPPORTED_LANGUAGES } from '../language/languages.ts';
+import { thousands } from '../util/thousands.ts';
 
 export const DETECT_LANGUAGE_MAX_CHARS = 100_000;
 
@@ -16,8 +17,8 @@ const Input = Type.Object(
       minLength: 1,
       maxLength: DETECT_LANGUAGE_MAX_CHARS,
       description:
-        `Text to identify (1 to ${DETECT_LANGUAGE_MAX_CHARS.toLocaleString('en-US')} characters). Only the first ` +
-        `${DETECTION_WINDOW_CHARS.toLocaleString('en-US')} characters are read.`,
+        `Text to identify (1 to ${thousands(DETECT_LANGUAGE_MAX_CHARS)} characters). Only the first ` +
+        `${thousands(DETECTION_WINDOW_CHARS)} characters are read.`,
     }),
   },
   { additionalProperties: false },
@@ -43,7 +44,7 @@ export const detectLanguageTool = defineTool({
     'Identify the language of a text. Returns the ISO 639-1 code, the language name and a confidence. ' +
     `Covers ${SUPPORTED_LANGUAGES.length} languages, among them English, Spanish, French, German, Italian, Portuguese, Dutch, Russian, ` +
     'Arabic, Urdu, Hindi, Marathi, Bengali, Telugu, Tamil, Malayalam, Kannada, Gujarati, Punjabi, Chinese, ' +
-    `Japanese and Korean. The first ${DETECTION_WINDOW_CHARS.toLocaleString('en-US')} characters are read; longer ` +
+    `Japanese and Korean. The first ${thousands(DETECTION_WINDOW_CHARS)} characters are read; longer ` +
     `texts are judged by a majority vote of their beginning, middle and end. Texts under ${MIN_TEXT_CHARS} ` +
     'characters are reported as English with low confidence.',
   group: 'utility',

@@ -4,6 +4,7 @@
  * 100,000-page file (16 MB when written object by object) would hold an extraction slot for
  * minutes; the largest real documents we know of have under 1,000 pages.
  */
+import { thousands } from '../../util/thousands.ts';
 
 /** Pages read by default: keeps 400- and 872-page books whole, and stops a hostile file in seconds. */
 export const DEFAULT_PDF_MAX_PAGES = 5_000;
@@ -12,7 +13,7 @@ export const DEFAULT_PDF_MAX_PAGES = 5_000;
 export function pageLimitMarker(firstUnread: number, total: number, max: number): string {
   const range = firstUnread === total ? `Page ${total}` : `Pages ${firstUnread}-${total}`;
   return (
-    `[${range} not read: the PDF has ${total.toLocaleString('en-US')} pages and one call reads the first ` +
-    `${max.toLocaleString('en-US')} (PDF_MAX_PAGES). Split the PDF, or raise PDF_MAX_PAGES on the server.]`
+    `[${range} not read: the PDF has ${thousands(total)} pages and one call reads the first ` +
+    `${thousands(max)} (PDF_MAX_PAGES). Split the PDF, or raise PDF_MAX_PAGES on the server.]`
   );
 }

@@ -27,6 +27,7 @@ import { chartLines, type ChartData } from '../shared/chart-xml.ts';
 import { readWorkbookCharts, type SheetCharts } from './xlsx-charts.ts';
 import { countWorkbookCells, listSheets, packageOf, type WorkbookSheet } from './xlsx-sheets.ts';
 import { planSheetReads, type SheetReadPlan } from './sheet-budget.ts';
+import { thousands } from '../../util/thousands.ts';
 
 /**
  * Rows SheetJS keeps per sheet of a legacy XLS (its `sheetRows` option: rows below are not
@@ -102,7 +103,7 @@ export async function extractSpreadsheet(input: ExtractInput, opts: SpreadsheetO
     const isChartSheet = drawn?.kind === 'chartsheet' || type === 'chart';
     const notRead = plan?.skipped.get(name);
     if (notRead) {
-      const why = `${notRead.cells.toLocaleString('en-US')} cells in ${notRead.rows.toLocaleString('en-US')} rows, past the workbook's budget of ${maxCells.toLocaleString('en-US')} cells`;
+      const why = `${thousands(notRead.cells)} cells in ${thousands(notRead.rows)} rows, past the workbook's budget of ${thousands(maxCells)} cells`;
       notes.push(`Sheet "${name}" was not read: ${why}.`);
       const text = `## Sheet: ${name}\n\n_Not read: ${why}._`;
       if (parts.length) offset += 2;
@@ -125,10 +126,10 @@ export async function extractSpreadsheet(input: ExtractInput, opts: SpreadsheetO
     if (sheet) {
       cellBudget -= sheet.cells;
       if (sheet.truncated) {
-        const of = rowsTotal ? ` of ${rowsTotal.toLocaleString('en-US')}` : '';
+        const of = rowsTotal ? ` of ${thousands(rowsTotal)}` : '';
         const limit = full
-          ? `cell budget of ${maxCells.toLocaleString('en-US')}`
-          : `limits of ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows per sheet and ${maxCells.toLocaleString('en-US')} cells`;
+          ? `cell budget of ${thousands(maxCells)}`
+          : `limits of ${thousands(MAX_SHEET_ROWS)} rows per sheet and ${thousands(maxCells)} cells`;
         notes.push(`Sheet "${name}": only the first ${sheet.lastRow} rows${of} were read (${limit}).`);
       }
     }

@@ -1,6 +1,7 @@
 /** Schemas shared by the document tools (process, extract_*, query_spreadsheet). */
 import Type from 'typebox';
 import { MAX_URL_LENGTH } from '../../documents/url-policy.ts';
+import { thousands } from '../../util/thousands.ts';
 
 /** Characters of text a response carries at most (callers may ask for fewer with max_chars). */
 export const MAX_CONTENT_CHARS = 50_000;
@@ -99,7 +100,7 @@ export const TableItem = Type.Object(
     headers: Type.Optional(Type.Array(Type.String(), { description: 'Column names (tables with row data: spreadsheets, CSV, DOCX, PPTX, HTML)' })),
     rows: Type.Optional(
       Type.Array(Type.Array(RowCell), {
-        description: `Data rows from row_offset, every row up to ${MAX_TABLE_ROW_CHARS.toLocaleString('en-US')} characters of row data per answer (then truncated is true and next_table_offset / next_row_offset say where to go on)`,
+        description: `Data rows from row_offset, every row up to ${thousands(MAX_TABLE_ROW_CHARS)} characters of row data per answer (then truncated is true and next_table_offset / next_row_offset say where to go on)`,
       }),
     ),
     row_count: Type.Optional(Type.Integer({ minimum: 0, description: 'Number of data rows in the whole table' })),
