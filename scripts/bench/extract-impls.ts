@@ -89,10 +89,15 @@ export async function baselineFor(format: Format): Promise<ExtractFn> {
       // pdf-parse bundles pdf.js 5.4 and unpdf pdf.js 5.6; both look up their in-process worker
       // at globalThis.pdfjsWorker, so each call runs with pdf-parse's own worker there and puts
       // back whatever was there before (calls never overlap in this benchmark).
-      const g = globalThis as { pdfjsWorker?: unknown };
+      // Our loadPdf removes the global DecompressionStream (pdf-render.ts useInflaterOfPdfjs);
+      // pdf-parse runs with Node's, as it would in a process of its own.
+      const g = globalThis as { pdfjsWorker?: unknown; DecompressionStream?: unknown };
+      const nodeDecompressionStream = g.DecompressionStream;
       let own: unknown;
       return async (bytes) => {
         const saved = g.pdfjsWorker;
+        const savedStream = g.DecompressionStream;
+        g.DecompressionStream = nodeDecompressionStream;
         if (own) g.pdfjsWorker = own;
         else delete g.pdfjsWorker;
         const parser = new PDFParse({ data: new Uint8Array(bytes) });
@@ -103,6 +108,8 @@ export async function baselineFor(format: Format): Promise<ExtractFn> {
           await parser.destroy();
           own ??= g.pdfjsWorker;
           g.pdfjsWorker = saved;
+          if (savedStream === undefined) delete g.DecompressionStream;
+          else g.DecompressionStream = savedStream;
         }
       };
     }

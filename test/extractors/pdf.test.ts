@@ -67,6 +67,14 @@ t.test('multi-page PDF: page markers, exact text, page spans and metadata', asyn
   t.equal(ocr.stats().started, 0, 'no OCR for pages with a text layer');
 });
 
+t.test("Flate-compressed pages are inflated by pdf.js's own decoder, not the web-stream DecompressionStream", async (t) => {
+  const bytes = await makeMultiPagePdf();
+  t.ok(bytes.toString('latin1').includes('/FlateDecode'), 'the fixture compresses its page contents');
+  const doc = await run(bytes);
+  for (const lines of MULTI_PAGE.pages) for (const line of lines) t.match(doc.content, line);
+  t.notOk('DecompressionStream' in globalThis, 'a process that loaded pdf.js goes without the global (useInflaterOfPdfjs)');
+});
+
 t.test('an embedded subset TrueType font (as word processors write PDFs): accents, symbols, Greek, Cyrillic, ligatures', async (t) => {
   const doc = await run(await makeEmbeddedFontPdf());
   t.equal(doc.content, ['--- Page 1 ---', ...EMBEDDED_FONT_LINES].join('\n'));
