@@ -14,18 +14,39 @@ const MIN_TOKENS = 12;
 /** Single letters that are words in common Latin-script languages. */
 const ONE_LETTER_WORDS = new Set(['a', 'i', 'o', 'y', 'e', 'à', 'á', 'è', 'é', 'u']);
 
+// Module constants: esbuild rewrites a literal with \p{...} as `new RegExp(...)`, which a literal
+// inside the functions would construct on every token of every page.
+const DIGITS = /^\p{N}+$/u;
+const VOWEL = /[aeiouyàáâäèéêëìíîïòóôöùúûü]/;
+const UPPER = /^\p{Lu}+$/u;
+const TRIPLE = /(.)\1\1/;
+const CONSONANTS = /[bcdfghjklmnpqrstvwxz]{5,}/;
+const CASE_FLIP = /\p{Ll}\p{Lu}/u;
+const LATIN_RUNS = /[A-Za-zÀ-ÿ]+/g;
+const LETTER_RUNS = /\p{L}+/gu;
+
 /**
  * A token looks like a word when it has a vowel, no run of 3+ identical letters, no run of 5+
  * consonants, and no case flips inside (wOrD). Only Latin-script tokens are judged.
  */
 function wordLike(token: string): boolean {
-  if (/^\p{N}+$/u.test(token)) return true;
+  if (DIGITS.test(token)) return true;
   const lower = token.toLowerCase();
-  if (!/[aeiouyàáâäèéêëìíîïòóôöùúûü]/.test(lower)) return token.length <= 3 && /^\p{Lu}+$/u.test(token);
-  if (/(.)\1\1/.test(lower)) return false;
-  if (/[bcdfghjklmnpqrstvwxz]{5,}/.test(lower)) return false;
-  if (/\p{Ll}\p{Lu}/u.test(token.slice(1)) && !/^\p{Lu}+$/u.test(token)) return false;
+  if (!VOWEL.test(lower)) return token.length <= 3 && UPPER.test(token);
+  if (TRIPLE.test(lower)) return false;
+  if (CONSONANTS.test(lower)) return false;
+  if (CASE_FLIP.test(token.slice(1)) && !UPPER.test(token)) return false;
   return true;
+}
+
+/** Code points of a string (a surrogate pair is one), without an array of them. */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff) n--;
+  }
+  return n;
 }
 
 export interface TextLayerVerdict {
@@ -34,12 +55,12 @@ export interface TextLayerVerdict {
 }
 
 export function judgeTextLayer(text: string): TextLayerVerdict {
-  const latin = text.match(/[A-Za-zÀ-ÿ]+/g) ?? [];
+  const latin = text.match(LATIN_RUNS) ?? [];
   if (latin.length < MIN_TOKENS) return { garbled: false };
   // Only a mostly Latin-script layer is judged: Arabic, CJK... text with Latin bits is left alone.
   // Counted without a string per letter: judged on every page of every PDF.
   let letters = 0;
-  for (const run of text.matchAll(/\p{L}+/gu)) letters += [...run[0]].length;
+  for (const run of text.matchAll(LETTER_RUNS)) letters += codePoints(run[0]);
   let latinLetters = 0;
   for (const t of latin) latinLetters += t.length;
   if (latinLetters < 0.6 * letters) return { garbled: false };

@@ -4,6 +4,8 @@
  * from them, ruling lines. Coordinates are device units at scale 1 (PDF points).
  */
 
+import { collapseWhitespace } from '../shared/whitespace.ts';
+
 export interface Box {
   str: string;
   x0: number;
@@ -54,7 +56,21 @@ const WHITE = /\s/;
 
 /** Boxes of one line (left to right) as one segment: words joined with a space where there is a visible gap. */
 export function toSegment(boxes: Box[]): Seg {
-  const rtlCount = boxes.filter((b) => b.rtl).length;
+  // One pass for the direction, the bounds and the tallest box (Math.min/max as the spread forms had it).
+  let rtlCount = 0;
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let top = Infinity;
+  let bottom = -Infinity;
+  let tallest = boxes[0];
+  for (const b of boxes) {
+    if (b.rtl) rtlCount++;
+    x0 = Math.min(x0, b.x0);
+    x1 = Math.max(x1, b.x1);
+    top = Math.min(top, b.base - ASCENT * b.h);
+    bottom = Math.max(bottom, b.base + DESCENT * b.h);
+    if (b.h > tallest.h) tallest = b;
+  }
   const rtl = rtlCount > 0 && rtlCount * 2 >= boxes.length;
   const order = rtl ? [...boxes].sort((a, b) => b.x1 - a.x1) : boxes;
   let text = '';
@@ -72,21 +88,16 @@ export function toSegment(boxes: Box[]): Seg {
     text += b.str;
     prev = b;
   }
-  const tallest = boxes.reduce((a, b) => (b.h > a.h ? b : a));
-  text = text.replace(/\s+/g, ' ').trim();
-  return {
-    boxes,
-    x0: Math.min(...boxes.map((b) => b.x0)),
-    x1: Math.max(...boxes.map((b) => b.x1)),
-    top: Math.min(...boxes.map((b) => b.base - ASCENT * b.h)),
-    bottom: Math.max(...boxes.map((b) => b.base + DESCENT * b.h)),
-    base: tallest.base,
-    h: tallest.h,
-    line: tallest.line,
-    text,
-    words: text ? text.split(' ').length : 0,
-    rtl,
-  };
+  text = collapseWhitespace(text);
+  return { boxes, x0, x1, top, bottom, base: tallest.base, h: tallest.h, line: tallest.line, text, words: wordCount(text), rtl };
+}
+
+/** Words of a tidy text (single spaces, none at the ends): its spaces plus one; 0 when empty. */
+function wordCount(text: string): number {
+  if (!text) return 0;
+  let spaces = 0;
+  for (let i = text.indexOf(' '); i !== -1; i = text.indexOf(' ', i + 1)) spaces++;
+  return spaces + 1;
 }
 
 /** A pdf.js affine transform [a b c d e f]. */

@@ -305,6 +305,11 @@ function textColumn(segs: Seg[], medH: number): boolean {
   return median(segs.map((s) => s.words)) >= 3;
 }
 
+// A line ending in a lowercase letter and a hyphen, the next starting lowercase: a word broken at
+// the line end (module constants: esbuild rewrites \p{...} literals as `new RegExp(...)` per call).
+const ENDS_LOWER_HYPHEN = /\p{Ll}-$/u;
+const STARTS_LOWER = /^\p{Ll}/u;
+
 function readBlock(block: Seg[]): string {
   const byLine = new Map<number, Seg[]>();
   for (const s of block) {
@@ -328,7 +333,7 @@ function readBlock(block: Seg[]): string {
     if (!text) text = l.text;
     // A pipe table needs blank lines around it to stay a table in Markdown.
     else if (l.table || prevTable) text += '\n\n' + l.text;
-    else if (/\p{Ll}-$/u.test(text) && /^\p{Ll}/u.test(l.text)) text += HYPHEN_BREAK + l.text;
+    else if (ENDS_LOWER_HYPHEN.test(text) && STARTS_LOWER.test(l.text)) text += HYPHEN_BREAK + l.text;
     else text += '\n' + l.text;
     prevTable = l.table;
   }

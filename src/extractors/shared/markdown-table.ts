@@ -2,6 +2,7 @@
  * Pipe-table (GitHub Markdown) rendering shared by every extractor that emits tables. The first row
  * is the header. Cells are escaped so that a `|` or a line break inside a cell cannot break the grid.
  */
+import { collapseWhitespace } from './whitespace.ts';
 
 export interface PipeTableOptions {
   /** Render at most this many data rows (after the header); the rest are summarised in a final line. */
@@ -12,14 +13,15 @@ export interface PipeTableOptions {
   header?: string[];
 }
 
+const ESCAPED = /[\\|]/;
+
 /** Escape one cell: backslashes and pipes escaped, whitespace runs (newlines included) collapsed. */
 export function escapeCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return String(value)
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = String(value);
+  // Most cells have neither; the replaces would copy each of them all the same.
+  const escaped = ESCAPED.test(text) ? text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|') : text;
+  return collapseWhitespace(escaped);
 }
 
 function line(cells: string[]): string {

@@ -1,0 +1,28 @@
+import t from 'tap';
+import { collapseWhitespace } from '../../src/extractors/shared/whitespace.ts';
+
+const reference = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+t.test('gives what replace(/\\s+/g, " ").trim() gives', async (t) => {
+  const cases = ['', ' ', 'a', 'a b', ' a', 'a ', 'a  b', 'a\tb', 'a\nb', 'a\u00a0b', 'a\u2003b', '\ufeffa', 'a\u3000', 'one two three', 'x \n y', 'é ü 中文 ok'];
+  for (const s of cases) t.equal(collapseWhitespace(s), reference(s), JSON.stringify(s));
+  // Random strings over letters and every kind of whitespace.
+  const alphabet = ['a', 'b', 'Z', '-', '|', ' ', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b'];
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  let same = 0;
+  for (let i = 0; i < 5000; i++) {
+    let s = '';
+    for (let k = rand(12); k > 0; k--) s += alphabet[rand(alphabet.length)];
+    if (collapseWhitespace(s) === reference(s)) same++;
+  }
+  t.equal(same, 5000, 'every random string');
+});
+
+t.test('a tidy string comes back as it is', async (t) => {
+  const s = 'already tidy text';
+  t.equal(collapseWhitespace(s), s);
+});
