@@ -40,6 +40,11 @@ export const EXTERNAL = [
   'tsx', 'tsx/*',
 ];
 
+// esbuild writes a regular expression literal with \p{...} as `new RegExp(...)` for node targets
+// (a property an older Node lacks then fails only when reached), which constructs it on every
+// evaluation: per token in the PDF text-layer check. Node 20's ICU has every property used here.
+const SUPPORTED = { 'regexp-unicode-property-escapes': true };
+
 rmSync(outdir, { recursive: true, force: true });
 const server = await build({
   absWorkingDir: root,
@@ -54,6 +59,7 @@ const server = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
+  supported: SUPPORTED,
   external: EXTERNAL,
   sourcemap: true,
   logLevel: 'warning',
@@ -77,7 +83,7 @@ const startBundle = await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  supported: { 'dynamic-import': false },
+  supported: { ...SUPPORTED, 'dynamic-import': false },
   external: EXTERNAL,
   sourcemap: true,
   logLevel: 'warning',
