@@ -30,6 +30,9 @@ const sha256 = (...parts) => {
   return hash.digest();
 };
 
+/** What a cache made from the bundle `bytes` starts with: the SHA-256 of the bundle as V8 compiles it (the wrapper is part of that). */
+export const cacheKeyOf = (bytes) => sha256(HEAD, bytes, TAIL);
+
 /** The V8 data of `cacheFile` when it was made from the bundle whose key is `key` and is whole. */
 function readCache(cacheFile, key) {
   let bytes;
@@ -52,8 +55,7 @@ function readCache(cacheFile, key) {
  */
 export function loadBundle(bundle, resolve) {
   const bytes = fs.readFileSync(bundle);
-  // The wrapper is part of what V8 compiled, so it is part of the key.
-  const key = sha256(HEAD, bytes, TAIL);
+  const key = cacheKeyOf(bytes);
   const source = bytes.toString('utf8');
   const cacheFile = cacheFileOf(bundle);
   const cachedData = readCache(cacheFile, key);

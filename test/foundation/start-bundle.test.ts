@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import t from 'tap';
 // @ts-expect-error: plain JavaScript (bin/), no declarations
-import { cacheFileOf, loadBundle } from '../../bin/cached-bundle.js';
+import { cacheFileOf, cacheKeyOf, loadBundle } from '../../bin/cached-bundle.js';
 import { tempDir } from '../helper.ts';
 
 interface Loaded {
@@ -97,14 +97,25 @@ t.test('a damaged or unwritable cache costs a compile, never a failure', async (
 
 t.test('the build: a start bundle whose cache V8 takes, and whose external packages all load', async (t) => {
   t.ok(fs.existsSync(BUNDLE), 'dist/server.cjs is built (npm run build)');
-  // In a process of its own: evaluating the bundle defines the whole server (main() is not called).
-  const report = execFileSync(process.execPath, ['--input-type=module', '-e', `
-    import { loadBundle } from ${JSON.stringify(path.join(ROOT, 'bin', 'cached-bundle.js'))};
-    const { exports, cache } = loadBundle(${JSON.stringify(BUNDLE)}, (s) => import.meta.resolve(s));
-    process.stdout.write(JSON.stringify({ cache, main: typeof exports.main }));
-    process.exit(0);
-  `], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
-  t.same(JSON.parse(report), { cache: true, main: 'function' }, 'the cache beside the bundle is used; main is exported');
+  const key = (cacheKeyOf as (bytes: Buffer) => Buffer)(fs.readFileSync(BUNDLE));
+  const cache = fs.readFileSync(cacheFileOf(BUNDLE));
+  t.ok(cache.subarray(0, 32).equals(key), 'the cache beside it was made from these bytes (the build writes it; any start under other V8 flags rewrites it, same key)');
+  // In processes of their own: evaluating the bundle defines the whole server (main() is not
+  // called). The first makes sure the cache suits this process's V8 flags, the second must take it.
+  const check = (write: boolean) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', `
+        import { loadBundle } from ${JSON.stringify(path.join(ROOT, 'bin', 'cached-bundle.js'))};
+        const { exports, cache, write } = loadBundle(${JSON.stringify(BUNDLE)}, (s) => import.meta.resolve(s));
+        const wrote = ${write} && !cache ? write() : false;
+        process.stdout.write(JSON.stringify({ cache, wrote, main: typeof exports.main }));
+        process.exit(0);
+      `], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }),
+    ) as { cache: boolean; wrote: boolean; main: string };
+  const first = check(true);
+  t.equal(first.main, 'function', 'main is exported');
+  t.ok(first.cache || first.wrote, 'the cache was taken, or rewritten for these flags');
+  t.same(check(false), { cache: true, wrote: false, main: 'function' }, 'V8 takes the cache');
 
   // Dynamic import()s of external packages became require()s: each must be a CommonJS package.
   const source = fs.readFileSync(BUNDLE, 'utf8');
