@@ -75,6 +75,8 @@ async function bundle(entryPoints: string[], outdir: string): Promise<void> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    // As scripts/build.mjs: \p{...} regular expressions stay literals.
+    supported: { 'regexp-unicode-property-escapes': true },
     external: buildExternals(),
     logLevel: 'warning',
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
