@@ -68,6 +68,12 @@ export function loadBundle(bundle, resolve) {
   const importMeta = { url: pathToFileURL(bundle).href, resolve };
   script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle), importMeta);
   const write = () => {
+    // A read-only dist/ (an image's non-root user) is told before the data is serialized.
+    try {
+      fs.accessSync(path.dirname(cacheFile), fs.constants.W_OK);
+    } catch {
+      return false;
+    }
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
       const data = script.createCachedData();
