@@ -73,8 +73,9 @@ const server = await build({
 // above stays for the worker and child entries and for a Node without require() of ES modules.
 // import.meta becomes the loader's __rdsImportMeta, and the dynamic import()s of external
 // packages become require()s (a vm script's import() needs an experimental Node API); every one of
-// them is a CommonJS package (test/foundation/start-bundle.test.ts checks). eld-preload.ts's top-level await (CommonJS has none) loads eld only where require()
-// of ES modules is missing, and the bundle never runs there: it gets a module without it.
+// them is a CommonJS package (test/foundation/start-bundle.test.ts checks). eld-preload.ts's
+// top-level await (CommonJS has none) loads eld only where require() of ES modules is missing, and
+// the bundle never runs there: it gets a module without it.
 const startBundle = await build({
   absWorkingDir: root,
   entryPoints: ['src/server.ts'],

@@ -14,8 +14,8 @@ const MIN_TOKENS = 12;
 /** Single letters that are words in common Latin-script languages. */
 const ONE_LETTER_WORDS = new Set(['a', 'i', 'o', 'y', 'e', 'à', 'á', 'è', 'é', 'u']);
 
-// Module constants: esbuild rewrites a literal with \p{...} as `new RegExp(...)`, which a literal
-// inside the functions would construct on every token of every page.
+// Module constants, built once: the checks run on every token of every page (and tsx, which runs
+// the sources, still writes a \p{...} literal as a `new RegExp(...)` built at each evaluation).
 const DIGITS = /^\p{N}+$/u;
 const VOWEL = /[aeiouyàáâäèéêëìíîïòóôöùúûü]/;
 const UPPER = /^\p{Lu}+$/u;

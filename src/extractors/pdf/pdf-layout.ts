@@ -306,7 +306,7 @@ function textColumn(segs: Seg[], medH: number): boolean {
 }
 
 // A line ending in a lowercase letter and a hyphen, the next starting lowercase: a word broken at
-// the line end (module constants: esbuild rewrites \p{...} literals as `new RegExp(...)` per call).
+// the line end (module constants, built once rather than per line).
 const ENDS_LOWER_HYPHEN = /\p{Ll}-$/u;
 const STARTS_LOWER = /^\p{Ll}/u;
 

@@ -71,8 +71,9 @@ export async function loadPdf(bytes: Buffer, signal: AbortSignal, opts: { textOn
  * when constructing it fails. In Node that global is a web stream over zlib per stream: on the
  * corpus's 400-page file it costs about a fifth of the text extraction's time (the same text in
  * 1,100 ms instead of 1,400; `npm run bench:pdf-text` went from 1.9-2.3x pdf-parse's CPU time to
- * 1.6-1.8x, whose pdf.js 5.4 never used it), and scans read no faster with it. So a process that loads pdf.js goes without it; nothing else here uses it (undici and
- * the upload parsers inflate with zlib directly), and extraction runs in child processes of its own.
+ * 1.6-1.8x; pdf-parse's pdf.js 5.4 never used it), and scans read no faster with it. So a process
+ * that loads pdf.js goes without it: nothing else here uses it (undici and the upload parsers
+ * inflate with zlib directly), and extraction runs in child processes of its own.
  */
 export function useInflaterOfPdfjs(): void {
   if ('DecompressionStream' in globalThis) delete (globalThis as { DecompressionStream?: unknown }).DecompressionStream;
