@@ -7,9 +7,8 @@
  *   - spawn to the first GET /health 200: our server vs a bare Fastify server with one route.
  * Runs alternate between the two so background load hits both alike; medians are reported.
  *
- * Our server is bundled from the current sources into a scratch folder with esbuild, with the
- * externals of scripts/build.mjs (read from that file, which itself must not be imported: it
- * rebuilds dist/), so the numbers are those of this tree, not of a stale dist/.
+ * Our server is bundled from the current sources into a scratch folder as scripts/build.mjs
+ * bundles it (bundle-like-build.ts), so the numbers are those of this tree, not of a stale dist/.
  *
  *   npm run bench:request-path
  *   BENCH_QUICK=1 npm run bench:request-path     # fewer and shorter rounds
@@ -21,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
-import { build } from 'esbuild';
+import { bundleLikeBuild as bundle } from './bundle-like-build.ts';
 import { freePort, QUICK, ROOT, isMain, log, round } from './harness.ts';
 
 const ROUNDS = Number(process.env.BENCH_RUNS ?? (QUICK ? 3 : 5));
@@ -52,36 +51,6 @@ app.get('/health', async () => ({ status: 'ok' }));
 app.post('/v1/language/detect', async (request) => detectLanguage(request.body.text));
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
 `;
-
-/** scripts/build.mjs's EXTERNAL list, read from its text. */
-function buildExternals(): string[] {
-  const text = fs.readFileSync(path.join(ROOT, 'scripts', 'build.mjs'), 'utf8');
-  const m = /export const EXTERNAL = (\[[\s\S]*?\]);/.exec(text);
-  if (!m) throw new Error('scripts/build.mjs: EXTERNAL not found');
-  const literal = m[1].replace(/\/\/[^\n]*/g, '');
-  return JSON.parse(literal.replace(/'/g, '"').replace(/,\s*\]/, ']')) as string[];
-}
-
-async function bundle(entryPoints: string[], outdir: string): Promise<void> {
-  await build({
-    absWorkingDir: ROOT,
-    entryPoints,
-    outdir,
-    outbase: '.',
-    entryNames: '[dir]/[name]',
-    chunkNames: 'chunks/[name]-[hash]',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    // As scripts/build.mjs: \p{...} regular expressions stay literals.
-    supported: { 'regexp-unicode-property-escapes': true },
-    external: buildExternals(),
-    logLevel: 'warning',
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
-}
 
 async function bundleServer(outdir: string): Promise<string> {
   await bundle(['src/server.ts', 'src/retrieval/embedders/onnx-worker.ts', 'src/extraction/extract-child.ts'], outdir);

@@ -6,7 +6,7 @@ import t from 'tap';
 import { PDFDocument, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
 import { RawPdf, type PdfRef } from '../../src/extractors/pdf/pdf-raw-objects.ts';
-import { mayHaveRules } from '../../src/extractors/pdf/pdf-rule-hint.ts';
+import { mayHaveRules, pathPieces } from '../../src/extractors/pdf/pdf-rule-hint.ts';
 import { pageRules } from '../../src/extractors/pdf/pdf-rules.ts';
 
 async function pdf(draw: (page: PDFPage, font: PDFFont) => void, useObjectStreams: boolean): Promise<Buffer> {
@@ -54,4 +54,53 @@ for (const streams of [false, true]) {
 t.test('a page the reader cannot resolve is looked at by pdf.js', async (t) => {
   t.equal(mayHaveRules(new RawPdf(Buffer.from('%PDF-1.4\n')), { num: 99, gen: 0 }), true);
   t.equal(mayHaveRules(new RawPdf(Buffer.from('%PDF-1.4\n')), null), true);
+});
+
+t.test('the byte scan counts path pieces exactly as the regular expression it replaced', async (t) => {
+  // The expression pdf-rule-hint.ts used over the content as latin1 text.
+  const PIECE_OPS = /(?:^|(?<=[\s()<>\[\]{}]))(re|l|h|s|b\*?)(?=[\s()<>\[\]{}/%]|$)/g;
+  const byRegex = (text: string) => {
+    let n = 0;
+    for (const m of text.matchAll(PIECE_OPS)) n += m[1] === 're' ? 4 : 1;
+    return n;
+  };
+  // Operators, near misses and every delimiter and whitespace byte (NBSP and NUL included).
+  const parts = ['re', 'l', 'h', 's', 'b', 'b*', 'B', 'f*', 'rel', 'lh', 'Tj', 'Do', '1', '0.5', 're*', '*', 'rg', 'S', 'ls', ' ', ' ', '\n', '\r', '\t', '\f', '\v', '\u00a0', '\u0000', '\u0085', '(', ')', '<', '>', '[', ']', '{', '}', '/', '%', 'e', 'r'];
+  let seed = 42;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const differing: string[] = [];
+  let withPieces = 0;
+  for (let i = 0; i < 3000; i++) {
+    let text = '';
+    const len = 1 + Math.floor(rand() * 40);
+    for (let j = 0; j < len; j++) text += parts[Math.floor(rand() * parts.length)];
+    const bytes = Buffer.from(text, 'latin1');
+    const want = byRegex(text);
+    if (want >= 6) withPieces++;
+    if (pathPieces(bytes, Infinity) !== want || pathPieces(bytes, 6) >= 6 !== want >= 6) differing.push(JSON.stringify(text));
+  }
+  t.same(differing, [], 'same count, and the same verdict when counting stops at 6');
+  t.ok(withPieces > 100, `${withPieces} of the texts reach 6 pieces`);
+  t.equal(pathPieces(Buffer.from('0 0 10 10 re\n1 1 m 2 2 l S\n', 'latin1'), Infinity), 5, 're counts 4, l 1, S (stroke) none');
+  t.equal(pathPieces(Buffer.from('/re Do (l h s) Tj', 'latin1'), Infinity), 3, 'names are not operators, string bytes count (a doubt says "may")');
+});
+
+t.test('objects read through the caches are the ones a fresh reader parses', async (t) => {
+  // Many pages under one /Pages node, objects in object streams: the memo and the stream cache serve most lookups.
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 0; i < 40; i++) (i % 3 ? prose : grid)(doc.addPage([612, 792]), font);
+  const bytes = Buffer.from(await doc.save({ useObjectStreams: true }));
+  const { doc: loaded } = await loadPdf(bytes, AbortSignal.timeout(30_000), { textOnly: true });
+  try {
+    const shared = new RawPdf(bytes);
+    for (let n = 1; n <= loaded.numPages; n++) {
+      const ref = ((await loaded.getPage(n)) as unknown as { ref: PdfRef }).ref;
+      t.equal(mayHaveRules(shared, ref), mayHaveRules(new RawPdf(bytes), ref), `page ${n}`);
+      t.equal(mayHaveRules(shared, ref), (n - 1) % 3 === 0, `page ${n}: a grid page or not`);
+      t.same(shared.get(ref), new RawPdf(bytes).get(ref), `page ${n}'s dictionary`);
+    }
+  } finally {
+    await loaded.destroy();
+  }
 });

@@ -29,6 +29,10 @@ export interface PdfRawStream {
 /** Longest stream this reader inflates (content streams, object streams). */
 const MAX_INFLATED_BYTES = 16 * 1024 * 1024;
 const MAX_DEPTH = 32;
+/** Parsed objects RawPdf keeps (see RawPdf.memo). */
+const MEMO_OBJECTS = 1024;
+/** Inflated object stream data RawPdf keeps (see RawPdf.objStms). */
+const OBJSTM_CACHE_BYTES = 8 * 1024 * 1024;
 const LINE_BREAK = new Uint8Array([0x0a]);
 
 const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
@@ -77,7 +81,8 @@ export class PdfObjectParser {
     const c = b[this.pos]!;
     if (c === 0x2f) {
       this.pos++;
-      return { name: this.word().replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) };
+      const w = this.word();
+      return { name: w.includes('#') ? w.replace(/#([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))) : w };
     }
     if (c === 0x3c && b[this.pos + 1] === 0x3c) {
       this.pos += 2;
@@ -170,8 +175,14 @@ export class RawPdf {
   private readonly offsets = new Map<number, number>();
   /** Object number -> [object stream number, index] for compressed objects (read on first need). */
   private compressed: Map<number, { stream: number; index: number }> | null = null;
-  /** The last object stream read (pages of one stream are usually read one after another). */
-  private lastObjStm: { num: number; parsed: ObjectStream | null } | null = null;
+  /**
+   * Object streams read (inflated, header parsed), oldest first, at most OBJSTM_CACHE_BYTES of
+   * data: finding the compressed objects reads every one of them, and a page's dictionary, its
+   * resources and its contents often sit in different ones (keeping only the last one read
+   * inflated one again for most lookups of a 400-page file).
+   */
+  private readonly objStms = new Map<number, ObjectStream | null>();
+  private objStmBytes = 0;
 
   constructor(readonly bytes: Buffer) {
     const obj = Buffer.from('obj');
@@ -195,14 +206,28 @@ export class RawPdf {
     }
   }
 
+  /**
+   * Values already parsed, by object number (shared: callers only read them). A page's /Parent
+   * (a /Pages node listing every kid) was parsed again for every page that asked for an inherited
+   * key: a third of the rule hint's time on a 400-page file. Bounded: emptied when full.
+   */
+  private readonly memo = new Map<number, PdfValue | undefined>();
+
   /** The value of object `ref` (a stream's dictionary for streams). */
   get(ref: PdfRef): PdfValue | undefined {
+    if (this.memo.has(ref.num)) return this.memo.get(ref.num);
+    const value = this.parse(ref);
+    if (this.memo.size >= MEMO_OBJECTS) this.memo.clear();
+    this.memo.set(ref.num, value);
+    return value;
+  }
+
+  private parse(ref: PdfRef): PdfValue | undefined {
     const at = this.offsets.get(ref.num);
     if (at !== undefined) return new PdfObjectParser(this.bytes, at).value();
     const loc = this.compressedObjects().get(ref.num);
     if (!loc) return undefined;
-    if (this.lastObjStm?.num !== loc.stream) this.lastObjStm = { num: loc.stream, parsed: this.objectStream(loc.stream) };
-    const stm = this.lastObjStm.parsed;
+    const stm = this.objectStream(loc.stream);
     const start = stm?.offsets[loc.index];
     return stm && start !== undefined ? new PdfObjectParser(stm.data, start).value() : undefined;
   }
@@ -319,6 +344,20 @@ export class RawPdf {
   }
 
   private objectStream(num: number): ObjectStream | null {
+    if (this.objStms.has(num)) return this.objStms.get(num)!;
+    const parsed = this.readObjectStream(num);
+    const bytes = parsed ? parsed.data.length + parsed.nums.length * 16 : 0;
+    for (const [old, stm] of this.objStms) {
+      if (this.objStmBytes + bytes <= OBJSTM_CACHE_BYTES) break;
+      this.objStms.delete(old);
+      this.objStmBytes -= stm ? stm.data.length + stm.nums.length * 16 : 0;
+    }
+    this.objStms.set(num, parsed);
+    this.objStmBytes += bytes;
+    return parsed;
+  }
+
+  private readObjectStream(num: number): ObjectStream | null {
     let out: ObjectStream | null = null;
     const s = this.stream({ num, gen: 0 });
     const data = s ? this.decodedStream({ num, gen: 0 }) : null;
@@ -353,5 +392,11 @@ function indexOfByte(b: Uint8Array, byte: number, from: number, end: number): nu
 }
 
 function latin1(b: Uint8Array, from: number, to: number): string {
-  return Buffer.from(b.buffer, b.byteOffset + from, Math.max(0, to - from)).toString('latin1');
+  // Most are tokens of a few bytes: a Buffer view and a decode per token cost more than the loop.
+  if (to - from <= 16) {
+    let s = '';
+    for (let i = from; i < to; i++) s += String.fromCharCode(b[i]!);
+    return s;
+  }
+  return Buffer.from(b.buffer, b.byteOffset + from, to - from).toString('latin1');
 }
