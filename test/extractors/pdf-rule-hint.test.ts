@@ -58,7 +58,7 @@ t.test('a page the reader cannot resolve is looked at by pdf.js', async (t) => {
 
 t.test('the byte scan counts path pieces exactly as the regular expression it replaced', async (t) => {
   // The expression pdf-rule-hint.ts used over the content as latin1 text.
-  const PIECE_OPS = /(?:^|(?<=[\s()<>\[\]{}]))(re|l|h|s|b\*?)(?=[\s()<>\[\]{}/%]|$)/g;
+  const PIECE_OPS = /(?:^|(?<=[\s()<>[\]{}]))(re|l|h|s|b\*?)(?=[\s()<>[\]{}/%]|$)/g;
   const byRegex = (text: string) => {
     let n = 0;
     for (const m of text.matchAll(PIECE_OPS)) n += m[1] === 're' ? 4 : 1;

@@ -7,7 +7,7 @@
  * and path closes. Operator-like tokens inside strings or inline image data only count extra, so
  * every doubt ends in "may have rules", as does anything RawPdf cannot read.
  */
-import { isDict, isName, isRef, type PdfRef, type PdfValue, type RawPdf } from './pdf-raw-objects.ts';
+import { isDict, isName, isRef, type PdfRef, type RawPdf } from './pdf-raw-objects.ts';
 import { MIN_TABLE_RULES } from './pdf-tables.ts';
 
 /** Content streams longer than this (all parts together) are not scanned: the operator list decides. */
