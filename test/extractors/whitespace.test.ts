@@ -1,5 +1,5 @@
 import t from 'tap';
-import { collapseWhitespace } from '../../src/extractors/shared/whitespace.ts';
+import { collapseWhitespace, nonSpaceLength } from '../../src/extractors/shared/whitespace.ts';
 
 const reference = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -25,4 +25,21 @@ t.test('gives what replace(/\\s+/g, " ").trim() gives', async (t) => {
 t.test('a tidy string comes back as it is', async (t) => {
   const s = 'already tidy text';
   t.equal(collapseWhitespace(s), s);
+});
+
+t.test('nonSpaceLength gives replace(/\\s+/g, "").length', async (t) => {
+  const alphabet = ['a', 'Z', '1', '-', '~', '\u007f', '\u0080', '\u0085', 'é', '中', '\ud83d\ude00', '\ud800', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b', '\u180e'];
+  let seed = 11;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const differing: string[] = [];
+  for (let i = 0; i < 5000; i++) {
+    let s = '';
+    for (let k = rand(16); k > 0; k--) s += alphabet[rand(alphabet.length)];
+    if (nonSpaceLength(s) !== s.replace(/\s+/g, '').length) differing.push(JSON.stringify(s));
+  }
+  t.same(differing, [], 'every random string');
+  t.equal(nonSpaceLength(' a\u00a0b\u3000c\n'), 3);
 });

@@ -23,7 +23,6 @@ const TRIPLE = /(.)\1\1/;
 const CONSONANTS = /[bcdfghjklmnpqrstvwxz]{5,}/;
 const CASE_FLIP = /\p{Ll}\p{Lu}/u;
 const LATIN_RUNS = /[A-Za-zÀ-ÿ]+/g;
-const LETTER_RUNS = /\p{L}+/gu;
 
 /**
  * A token looks like a word when it has a vowel, no run of 3+ identical letters, no run of 5+
@@ -39,12 +38,32 @@ function wordLike(token: string): boolean {
   return true;
 }
 
-/** Code points of a string (a surrogate pair is one), without an array of them. */
-function codePoints(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff && i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff) n--;
+const LETTER = /^\p{L}$/u;
+/** Per BMP code unit beyond ASCII: 0 not asked yet, 1 a letter, 2 not (64 KB, filled as met). */
+const BMP_LETTER = new Uint8Array(0x10000);
+
+/**
+ * Code points of `text` that are letters (\p{L}): what summing the code points of its
+ * /\p{L}+/gu runs gives, counted without a match or a string per run (judged on every page of
+ * every PDF). ASCII is decided inline; any other code point by the same property.
+ */
+export function letterCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) n++;
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    if (cp > 0xffff) {
+      i++;
+      if (LETTER.test(String.fromCodePoint(cp))) n++;
+      continue;
+    }
+    let known = BMP_LETTER[cp]!;
+    if (known === 0) known = BMP_LETTER[cp] = LETTER.test(String.fromCharCode(cp)) ? 1 : 2;
+    if (known === 1) n++;
   }
   return n;
 }
@@ -58,9 +77,7 @@ export function judgeTextLayer(text: string): TextLayerVerdict {
   const latin = text.match(LATIN_RUNS) ?? [];
   if (latin.length < MIN_TOKENS) return { garbled: false };
   // Only a mostly Latin-script layer is judged: Arabic, CJK... text with Latin bits is left alone.
-  // Counted without a string per letter: judged on every page of every PDF.
-  let letters = 0;
-  for (const run of text.matchAll(LETTER_RUNS)) letters += codePoints(run[0]);
+  const letters = letterCount(text);
   let latinLetters = 0;
   for (const t of latin) latinLetters += t.length;
   if (latinLetters < 0.6 * letters) return { garbled: false };

@@ -20,6 +20,7 @@ import { loadPdf, pageHasVisualContent, PdfPasswordError, type LoadedPdf, type P
 import { ocrPageCanvas, type OcrCanvasContext } from './ocr-page-canvas.ts';
 import { RawPdf, type PdfRef } from './pdf-raw-objects.ts';
 import { mayHaveRules } from './pdf-rule-hint.ts';
+import { nonSpaceLength } from '../shared/whitespace.ts';
 import { rulesFromContent } from './pdf-content-rules.ts';
 import type { Rule } from './pdf-geometry.ts';
 import { repairTruncatedPdf } from './pdf-repair.ts';
@@ -406,9 +407,6 @@ export function pdfDate(v: unknown): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-function nonSpaceLength(s: string): number {
-  return s.replace(/\s+/g, '').length;
-}
 
 function round2(x: number): number {
   return Math.round(x * 100) / 100;

@@ -10,3 +10,16 @@ const RUNS = /\s+/g;
 export function collapseWhitespace(s: string): string {
   return UNTIDY.test(s) ? s.replace(RUNS, ' ').trim() : s;
 }
+
+const SPACE = /\s/;
+
+/** `s.replace(/\s+/g, '').length` without building that string (asked of every PDF page's text). */
+export function nonSpaceLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x20 && c < 0x7f) n++;
+    else if (c < 0x80 ? !(c === 0x20 || (c >= 0x09 && c <= 0x0d)) : !SPACE.test(String.fromCharCode(c))) n++;
+  }
+  return n;
+}
