@@ -14,6 +14,9 @@ import { isLoopbackHost } from './loopback.ts';
 const Bool = (def: boolean) => Type.Boolean({ default: def });
 const Int = (def: number, min: number, max: number) => Type.Integer({ default: def, minimum: min, maximum: max });
 
+/** EXTRACT_MEMORY_MB when unset (bench:pdf-text runs our extractor with the flags a child gets from it). */
+export const DEFAULT_EXTRACT_MEMORY_MB = 1024;
+
 export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   PORT: Int(8000, 0, 65535),
@@ -134,7 +137,7 @@ export const ConfigSchema = Type.Object({
   /** Extraction child processes at most; 0: from the CPU count (2 to 8). */
   EXTRACT_CONCURRENCY: Int(0, 0, 256),
   /** Memory ceiling (MB) of one extraction child: heap limit and RSS watchdog. */
-  EXTRACT_MEMORY_MB: Int(1024, 64, 1_048_576),
+  EXTRACT_MEMORY_MB: Int(DEFAULT_EXTRACT_MEMORY_MB, 64, 1_048_576),
   /** Extractions that may wait for a child or for memory; beyond, calls are refused (OVERLOADED). */
   EXTRACT_QUEUE_MAX: Int(32, 0, 100_000),
   /** Memory (MB) all running extractions may reserve together; 0: half the machine's, at most 16384. */

@@ -5,8 +5,8 @@
  * pdf-parse.
  *
  * Each side runs in a process of its own (pdf-text-child.ts), bundled from the current sources as
- * scripts/build.mjs bundles the server: ours runs in the server's extraction children, pdf-parse
- * in its caller's process, and two pdf.js copies in one process share a heap, a GC and pdf.js's
+ * scripts/build.mjs bundles the server: ours as in the server's extraction children (their V8
+ * flags: 32 MB semi-spaces at the default EXTRACT_MEMORY_MB), pdf-parse as in its caller's process, and two pdf.js copies in one process share a heap, a GC and pdf.js's
  * worker slot (that made ours 1.6-4x pdf-parse, against 1.3-1.4x apart). Warm-up calls (see
  * WARMUP and WARMUP_CPU_MS), then runs alternating, medians and the ratio. Each call's CPU time is measured in its
  * process (GC and compiler threads included): on a shared, loaded machine wall time swings with
@@ -18,6 +18,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_EXTRACT_MEMORY_MB } from '../../src/config.ts';
+import { childExecArgv } from '../../src/extraction/extraction-pool.ts';
 import { bundleLikeBuild } from './bundle-like-build.ts';
 import { CORPUS, QUICK, ROOT, isMain, log, round } from './harness.ts';
 import type { PdfTextReply } from './pdf-text-child.ts';
@@ -43,7 +45,9 @@ const median = (xs: number[]): number => {
 
 /** A side's process, ready for requests. */
 async function start(entry: string, side: 'ours' | 'base'): Promise<ChildProcess> {
-  const child = fork(entry, [side], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // Ours with the V8 flags the server gives its extraction children; pdf-parse with Node's defaults.
+  const execArgv = side === 'ours' ? childExecArgv(DEFAULT_EXTRACT_MEMORY_MB) : [];
+  const child = fork(entry, [side], { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`the ${side} process exited (${code}) before it was ready`)));

@@ -36,6 +36,17 @@ export function semiSpaceMb(memoryMb: number): number {
 }
 
 /**
+ * The V8 flags of an extraction child with a heap ceiling of `memoryMb`. The heap ceiling alone
+ * makes V8 size the young generation from it, and parsers that allocate many short-lived objects
+ * (mammoth, jsdom) then ran 2x slower than inline; 32 MB semi-spaces restore inline speed (npm run
+ * bench:isolation: DOCX 3.4 s pooled vs 4.3 s inline). They cost up to 3x their size in RSS, so a
+ * small ceiling gets proportionally smaller ones. bench:pdf-text runs our side with these too.
+ */
+export function childExecArgv(memoryMb: number): string[] {
+  return [`--max-old-space-size=${memoryMb}`, `--max-semi-space-size=${semiSpaceMb(memoryMb)}`];
+}
+
+/**
  * Environment a child may see: enough to run, none of the server's secrets (API keys).
  * RAG_EXTRACT_CHILD_IMPORTS: the test suite's loader for a child run from the sources (extract-child-boot.mjs).
  */
@@ -237,11 +248,7 @@ export class ExtractionPool {
     const env: Record<string, string> = {};
     for (const k of CHILD_ENV_KEYS) if (process.env[k] !== undefined) env[k] = process.env[k]!;
     const proc = fork(CHILD_ENTRY, [], {
-      // The heap ceiling alone makes V8 size the young generation from it, and parsers that allocate
-      // many short-lived objects (mammoth, jsdom) then ran 2x slower than inline; 32 MB semi-spaces
-      // restore inline speed (npm run bench:isolation: DOCX 3.4 s pooled vs 4.3 s inline). They cost
-      // up to 3x their size in RSS, so a small ceiling gets proportionally smaller ones.
-      execArgv: [`--max-old-space-size=${this.opts.memoryMb}`, `--max-semi-space-size=${semiSpaceMb(this.opts.memoryMb)}`],
+      execArgv: childExecArgv(this.opts.memoryMb),
       serialization: 'advanced',
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env,

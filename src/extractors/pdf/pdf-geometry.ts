@@ -48,6 +48,9 @@ export const SPACE_GAP_EM = 0.12;
 
 export function median(values: number[]): number {
   if (!values.length) return 0;
+  // One or two values (most lines' segments): what the sort below would pick, without the copy.
+  if (values.length === 1) return values[0];
+  if (values.length === 2) return values[1] < values[0] ? values[0] : values[1];
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }

@@ -30,13 +30,24 @@ const COMPOUND_HEADS = new Set('self non cross well state high low long short re
 /** Resolves the hyphen breaks of a document's page texts (together: the vocabulary is the document's). */
 export function resolveHyphenBreaks(texts: string[]): string[] {
   if (!texts.some((t) => t.includes(HYPHEN_BREAK))) return texts;
+  // Only the words keepHyphen asks about are kept: a document's vocabulary is a few hundred
+  // thousand words, and adding each to a set was most of this pass on a 400-page file.
+  const wanted = new Set<string>();
+  for (const t of texts) {
+    if (!t.includes(HYPHEN_BREAK)) continue;
+    for (const [, left, right] of t.matchAll(BREAK_RE)) {
+      const l = left!.toLowerCase();
+      const r = right!.toLowerCase();
+      wanted.add(`${l}-${r}`).add(l + r).add(l).add(r);
+    }
+  }
   const vocab = new Set<string>();
   for (const t of texts) {
     const rest = t.includes(HYPHEN_BREAK) ? t.replace(BREAK_RE, ' ') : t;
     for (const m of rest.matchAll(WORD_RE)) {
       const w = m[0].toLowerCase();
-      vocab.add(w);
-      if (w.includes('-')) for (const p of w.split('-')) vocab.add(p);
+      if (wanted.has(w)) vocab.add(w);
+      if (w.includes('-')) for (const p of w.split('-')) if (wanted.has(p)) vocab.add(p);
     }
   }
   return texts.map((t) =>

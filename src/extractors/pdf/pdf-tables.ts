@@ -73,8 +73,15 @@ export function findAlignedTables(lineSegs: Seg[][], medH: number): { tables: Pd
   const lines: Line[] = lineSegs
     .filter((l) => l.length)
     .map((segs) => {
-      const sorted = [...segs].sort((a, b) => a.x0 - b.x0);
-      return { segs: sorted, top: Math.min(...segs.map((s) => s.top)), bottom: Math.max(...segs.map((s) => s.bottom)), base: median(segs.map((s) => s.base)) };
+      // Every line of every page comes here: bounds in one pass, no spread arrays.
+      let top = Infinity;
+      let bottom = -Infinity;
+      for (const s of segs) {
+        if (s.top < top) top = s.top;
+        if (s.bottom > bottom) bottom = s.bottom;
+      }
+      const sorted = segs.length === 1 ? [segs[0]] : [...segs].sort((a, b) => a.x0 - b.x0);
+      return { segs: sorted, top, bottom, base: segs.length === 1 ? segs[0].base : median(segs.map((s) => s.base)) };
     })
     .sort((a, b) => a.base - b.base);
   const tables: PdfTable[] = [];
