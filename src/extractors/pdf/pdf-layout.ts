@@ -96,7 +96,11 @@ export function layoutPage(items: PositionedTextItem[], rules: Rule[] = []): Pag
   return { text, tables, gappedLines: stats.gappedLines };
 }
 
+/** Any character sanitize changes (both of its classes): most text items have none. */
+const UNSANITARY = /[\u0000-\u001f\u007f\u00ad\u200b\ufeff\ue000]/;
+
 function sanitize(s: string): string {
+  if (!UNSANITARY.test(s)) return s;
   // Control characters and soft hyphens carry no text.
   // U+E000 is this module's hyphen-break mark and must not come from the page.
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u00ad\u200b\ufeff\ue000]/g, '').replace(/[\t\n\r]+/g, ' ');
