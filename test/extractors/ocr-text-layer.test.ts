@@ -3,6 +3,7 @@
  * counted without a match per run.
  */
 import t from 'tap';
+import { seededRandom } from '../seeded-random.ts';
 import { letterCount } from '../../src/extractors/pdf/ocr-text-layer.ts';
 
 const reference = (s: string) => {
@@ -14,11 +15,7 @@ const reference = (s: string) => {
 t.test('letterCount gives the code points of the \\p{L}+ runs', async (t) => {
   // ASCII edges (@ [ ` {), Latin-1, other scripts, marks, digits, astral letters and symbols, lone surrogates.
   const alphabet = ['a', 'z', 'A', 'Z', '@', '[', '`', '{', '0', ' ', '-', 'é', 'ß', '\u00aa', '\u00d7', 'Ω', 'я', 'ع', '中', 'ー', '\u0301', '٣', '\ud835\udc00', '\ud83d\ude00', '\ud800', '\udc00', '\u2028', '\uffff'];
-  let seed = 5;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((seed / 2 ** 31) * n); // the high bits: the low ones of this generator cycle
-  };
+  const rand = seededRandom(5);
   const differing: string[] = [];
   for (let i = 0; i < 5000; i++) {
     let s = '';

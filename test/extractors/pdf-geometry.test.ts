@@ -3,17 +3,14 @@
  * what sorting a copy with (a, b) => a - b and taking the middle gives, signed zeros and NaN included.
  */
 import t from 'tap';
+import { seededRandom } from '../seeded-random.ts';
 import { median } from '../../src/extractors/pdf/pdf-geometry.ts';
 
 const reference = (values: number[]) => (values.length ? [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] : 0);
 
 t.test('median is the sorted copy\'s middle value', async (t) => {
   const pool = [0, -0, 1, -1, 2.5, 2.5, 10, -3.25, 1e-9, 7, NaN, Infinity, -Infinity, 12.75];
-  let seed = 3;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((seed / 2 ** 31) * n); // the high bits: the low ones of this generator cycle
-  };
+  const rand = seededRandom(3);
   const differing: string[] = [];
   for (let i = 0; i < 5000; i++) {
     const values = Array.from({ length: rand(9) }, () => pool[rand(pool.length)]);

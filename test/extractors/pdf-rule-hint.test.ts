@@ -3,6 +3,7 @@
  * ruled table, a page drawing a grid may, and pdf-lib's uncompressed and compressed outputs read alike.
  */
 import t from 'tap';
+import { seededRandom } from '../seeded-random.ts';
 import { PDFDocument, StandardFonts, type PDFFont, type PDFPage } from 'pdf-lib';
 import { loadPdf } from '../../src/extractors/pdf/pdf-render.ts';
 import { RawPdf, type PdfRef } from '../../src/extractors/pdf/pdf-raw-objects.ts';
@@ -66,14 +67,13 @@ t.test('the byte scan counts path pieces exactly as the regular expression it re
   };
   // Operators, near misses and every delimiter and whitespace byte (NBSP and NUL included).
   const parts = ['re', 'l', 'h', 's', 'b', 'b*', 'B', 'f*', 'rel', 'lh', 'Tj', 'Do', '1', '0.5', 're*', '*', 'rg', 'S', 'ls', ' ', ' ', '\n', '\r', '\t', '\f', '\v', '\u00a0', '\u0000', '\u0085', '(', ')', '<', '>', '[', ']', '{', '}', '/', '%', 'e', 'r'];
-  let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const rand = seededRandom(42);
   const differing: string[] = [];
   let withPieces = 0;
   for (let i = 0; i < 3000; i++) {
     let text = '';
-    const len = 1 + Math.floor(rand() * 40);
-    for (let j = 0; j < len; j++) text += parts[Math.floor(rand() * parts.length)];
+    const len = 1 + rand(80);
+    for (let j = 0; j < len; j++) text += parts[rand(parts.length)];
     const bytes = Buffer.from(text, 'latin1');
     const want = byRegex(text);
     if (want >= 6) withPieces++;

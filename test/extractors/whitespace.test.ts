@@ -1,4 +1,5 @@
 import t from 'tap';
+import { seededRandom } from '../seeded-random.ts';
 import { collapseWhitespace, nonSpaceLength } from '../../src/extractors/shared/whitespace.ts';
 
 const reference = (s: string) => s.replace(/\s+/g, ' ').trim();
@@ -8,11 +9,7 @@ t.test('gives what replace(/\\s+/g, " ").trim() gives', async (t) => {
   for (const s of cases) t.equal(collapseWhitespace(s), reference(s), JSON.stringify(s));
   // Random strings over letters and every kind of whitespace.
   const alphabet = ['a', 'b', 'Z', '-', '|', ' ', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b'];
-  let seed = 7;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((seed / 2 ** 31) * n); // the high bits: the low ones of this generator cycle
-  };
+  const rand = seededRandom(7);
   let same = 0;
   for (let i = 0; i < 5000; i++) {
     let s = '';
@@ -29,11 +26,7 @@ t.test('a tidy string comes back as it is', async (t) => {
 
 t.test('nonSpaceLength gives replace(/\\s+/g, "").length', async (t) => {
   const alphabet = ['a', 'Z', '1', '-', '~', '\u007f', '\u0080', '\u0085', 'é', '中', '\ud83d\ude00', '\ud800', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u200b', '\u180e'];
-  let seed = 11;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((seed / 2 ** 31) * n); // the high bits: the low ones of this generator cycle
-  };
+  const rand = seededRandom(11);
   const differing: string[] = [];
   for (let i = 0; i < 5000; i++) {
     let s = '';
