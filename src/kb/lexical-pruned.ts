@@ -27,7 +27,11 @@
  * block of 64 postings holds a short chunk, so a block's maximum is close to its term's: at 1M
  * SciFact chunks 72 of 15,680 64-slot ranges per query could have been skipped, and a per-chunk
  * bound from the block's largest raw tf at the chunk's own norm pruned 2.6k of 19k candidates;
- * both cost more than they saved.
+ * both cost more than they saved. Nor a better first threshold, nor two tiers per term: on the same
+ * 1M chunks, starting each query with its final k-th score (an oracle) saved 18% (22% at 100k), and
+ * splitting each list at its 256th-4096th largest impact (a short list of the high ones, the rest
+ * bounded by the split) left 89-91% of the essential postings, as most of a term's postings carry
+ * impacts near its maximum on chunks of one to three sentences.
  */
 
 export const BLOCK = 64;
