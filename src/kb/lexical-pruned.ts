@@ -30,7 +30,7 @@
  * both cost more than they saved. Nor a better first threshold, nor two tiers per term: on the same
  * 1M chunks, starting each query with its final k-th score (an oracle) saved 18% (22% at 100k), and
  * splitting each list at its 256th-4096th largest impact (a short list of the high ones, the rest
- * bounded by the split) left 89-91% of the essential postings, as most of a term's postings carry
+ * bounded by the split) left 89-95% of the essential postings, as most of a term's postings carry
  * impacts near its maximum on chunks of one to three sentences.
  */
 
