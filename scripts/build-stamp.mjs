@@ -12,7 +12,7 @@ export const STAMP_FILE = path.join(ROOT, 'dist', '.build-inputs.json');
 const VERSION = 1;
 
 // Read by the build but not through an import: a change to any of them is a change to the build.
-export const BUILD_CONFIG_FILES = ['scripts/build.mjs', 'scripts/build-stamp.mjs', 'scripts/warm-code-cache.mjs', 'bin/cached-bundle.js', 'package.json', 'package-lock.json', 'console/vite.config.ts', 'console/index.html', 'console/tsconfig.json'];
+export const BUILD_CONFIG_FILES = ['scripts/build.mjs', 'scripts/build-options.mjs', 'scripts/build-stamp.mjs', 'scripts/warm-code-cache.mjs', 'bin/cached-bundle.js', 'package.json', 'package-lock.json', 'console/vite.config.ts', 'console/index.html', 'console/tsconfig.json'];
 
 const sha1 = (file) => createHash('sha1').update(readFileSync(file)).digest('hex');
 
