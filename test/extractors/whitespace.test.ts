@@ -35,4 +35,11 @@ t.test('nonSpaceLength gives replace(/\\s+/g, "").length', async (t) => {
   }
   t.same(differing, [], 'every random string');
   t.equal(nonSpaceLength(' a\u00a0b\u3000c\n'), 3);
+  // Every UTF-16 code unit, alone, as /\s/ classes it.
+  const wrong: string[] = [];
+  for (let c = 0; c <= 0xffff; c++) {
+    const unit = String.fromCharCode(c);
+    if (nonSpaceLength(unit) !== (/\s/.test(unit) ? 0 : 1)) wrong.push(c.toString(16));
+  }
+  t.same(wrong, [], 'each code unit');
 });

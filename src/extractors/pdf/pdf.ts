@@ -407,7 +407,6 @@ export function pdfDate(v: unknown): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-
 function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
