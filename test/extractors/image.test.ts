@@ -56,11 +56,39 @@ t.test('a sideways image is turned upright', async (t) => {
 });
 
 t.test('a photo without any text yields empty content, not noise', async (t) => {
-  // A thumbnail: the no-text path OCRs every orientation, so small keeps it quick.
-  const doc = await run(makePhotoImage(200, 150));
+  // An upright reading without a single word is final: no orientation detection, no turned re-reads.
+  const asked = { osd: 0, reads: 0 };
+  const detect = ocr.detectOrientation.bind(ocr);
+  const recognize = ocr.recognize.bind(ocr);
+  ocr.detectOrientation = (...args) => (asked.osd++, detect(...args));
+  ocr.recognize = (...args) => (asked.reads++, recognize(...args));
+  t.teardown(() => {
+    ocr.detectOrientation = detect;
+    ocr.recognize = recognize;
+  });
+  const doc = await run(makePhotoImage(480, 360));
+  t.same(asked, { osd: 0, reads: 1 });
   t.equal(doc.content, '');
   t.same(doc.ocr, { text: '', confidence: 0, words: [] });
-  t.match(doc.metadata, { format: 'jpeg', width: 200, height: 150, word_count: 0, ocr_confidence: 0 });
+  t.match(doc.metadata, { format: 'jpeg', width: 480, height: 360, word_count: 0, ocr_confidence: 0 });
+});
+
+t.test('a small image with tiny text is read enlarged, not dropped as noise', async (t) => {
+  // 7 px lines in a 480x360 image read natively as a few low-confidence words (noise) and in full at 3x.
+  const { createCanvas } = await import('@napi-rs/canvas');
+  const c = createCanvas(480, 360);
+  const ctx = c.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, 480, 360);
+  ctx.fillStyle = '#000000';
+  ctx.font = '7px sans-serif';
+  const lines = ['The quick brown fox jumps over the lazy dog near the river bank.', 'Invoice number 2024-118 total due 1,250.00 EUR by March 3rd.', 'Pack my box with five dozen liquor jugs, said the old sailor.'];
+  lines.forEach((l, i) => ctx.fillText(l, 10, 30 + i * 14));
+  const doc = await run(c.encodeSync('png'));
+  const words = new Set(doc.content.toLowerCase().match(/[a-z0-9]+/g) ?? []);
+  const expected = lines.join(' ').toLowerCase().match(/[a-z]{4,}/g)!;
+  const found = expected.filter((w) => words.has(w));
+  t.ok(found.length >= expected.length * 0.8, `${found.length} of ${expected.length} words: ${doc.content}`);
 });
 
 t.test('unknown, damaged and oversized images are coded errors', async (t) => {

@@ -112,12 +112,17 @@ const scaleFor = (longest: number) => {
 /**
  * A native-size reading that settles the image: strong with text large enough for tesseract (a
  * small image is enlarged only when its text is small or its reading weak — enlarging costs time
- * and splits ruled tables into column blocks), or noise where osd sees no text either (a photo or
- * art, not worth more passes).
+ * and splits ruled tables into column blocks), no word at all (a photo or art), or, on an image
+ * that is not enlarged, noise where osd sees no text either.
+ *
+ * A small image whose reading is noise is enlarged without asking osd: at native size osd saw no
+ * text in 5-12 px lines either (480x360, measured), so it turned away the very images enlarging
+ * is for; their 7-8 px lines read as a few low-confidence words natively and as every word at 3x.
  */
 async function settledAtNativeSize(pool: OcrPool, native: OcrResult, png: Buffer, signal: AbortSignal, canEnlarge: boolean): Promise<UprightOcrResult | null> {
   if (!isWeakReading(native) && (!canEnlarge || (native.textHeight ?? 0) >= MIN_NATIVE_TEXT_HEIGHT)) return { ...native, rotation: 0 };
-  if (isNoiseReading(native) && pool.languageInfo().orientation_detection && !(await pool.detectOrientation(png, signal))) return { ...native, rotation: 0 };
+  if (native.words.length === 0) return { ...native, rotation: 0 };
+  if (!canEnlarge && isNoiseReading(native) && pool.languageInfo().orientation_detection && !(await pool.detectOrientation(png, signal))) return { ...native, rotation: 0 };
   return null;
 }
 
