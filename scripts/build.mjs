@@ -37,7 +37,7 @@ const server = await build({
 // import.meta becomes the loader's __rdsImportMeta, and the dynamic import()s of external
 // packages become require()s (a vm script's import() needs an experimental Node API); every one of
 // them is a CommonJS package (test/foundation/start-bundle.test.ts checks). eld-preload.ts's
-// top-level await (CommonJS has none) loads eld only where require() of ES modules is missing, and
+// top-level await (CommonJS has none) loads eld's files only where require() of ES modules is missing, and
 // the bundle never runs there: it gets a module without it.
 const startBundle = await build({
   absWorkingDir: root,
@@ -56,7 +56,7 @@ const startBundle = await build({
   plugins: [{
     name: 'eld-preload',
     setup(b) {
-      b.onLoad({ filter: /[\\/]src[\\/]language[\\/]eld-preload\.ts$/ }, () => ({ contents: 'export const preloadedEld = undefined;', loader: 'ts' }));
+      b.onLoad({ filter: /[\\/]src[\\/]language[\\/]eld-preload\.ts$/ }, () => ({ contents: 'export const preloadedParts = undefined;', loader: 'ts' }));
     },
   }],
 });

@@ -208,7 +208,7 @@ export async function runRequestPath(): Promise<{ rpsRatio: number; sameRatio: n
       '| measure | rag-document-server | bare Fastify | ratio | goal |',
       '|---|---|---|---|---|',
       `| detect_language req/s (median) | ${round(oursRps, 0)} | ${round(bareRps, 0)} | ${round(rpsRatio, 2)}x | >= ${GOAL_RPS_RATIO}x |`,
-      `| detect_language req/s vs a bare route calling our detectLanguage | ${round(oursRps, 0)} | ${round(sameRps, 0)} | ${round(sameRatio, 2)}x | >= ${GOAL_RPS_RATIO}x |`,
+      `| detect_language req/s vs a bare route calling our detectLanguage (the floor: reported) | ${round(oursRps, 0)} | ${round(sameRps, 0)} | ${round(sameRatio, 2)}x | |`,
       `| server CPU us per request (median; same-work bare in brackets) | ${round(cpu(0), 0)} | ${round(cpu(1), 0)} (${round(cpu(2), 0)}) | ${round(cpu(0) / cpu(1), 2)}x (${round(cpu(0) / cpu(2), 2)}x) | |`,
       `| detect_language p50 ms | ${median(rps.get(servers[0].name)!.map((r) => r.p50))} | ${median(rps.get(servers[1].name)!.map((r) => r.p50))} | | |`,
       `| spawn -> /health ms (median) | ${round(oursSpawn, 0)} | ${round(bareSpawn, 0)} | ${round(spawnRatio, 2)}x | <= ${GOAL_SPAWN_RATIO}x |`,

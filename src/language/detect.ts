@@ -19,7 +19,7 @@
  * (warmLanguageModel) once they answer; a detection that comes first loads it synchronously, so
  * it is always answered with the same model (src/language/eld-model.ts says how it is read).
  */
-import { eldModel } from './eld-model.ts';
+import { languageScorer } from './eld-model.ts';
 import { languageName } from './languages.ts';
 import { countScripts, dominantScript, SINGLE_LANGUAGE_SCRIPTS } from './scripts.ts';
 import { arabicScriptByLetters, cyrillicAllowed, devanagariByCues, SCRIPT_CANDIDATES } from './script-rules.ts';
@@ -82,19 +82,39 @@ export function detectSample(sample: string): SampleDecision | undefined {
     if (byCues !== undefined) return decision(byCues.language, (0.7 + 0.29 * byCues.strength) * evidence);
   }
 
-  const ranked = rankWithLibrary(text, candidates, dominant.script === 'Cyrillic');
+  const ranked = rankWithLibrary(text, dominant.script, dominant.script === 'Cyrillic');
   if (ranked.length === 0) return decision(candidates[0], 0.2 * evidence);
   return decision(ranked[0].language, marginConfidence(ranked) * evidence);
 }
 
-/** eld's scores for the candidate languages, best first. */
-function rankWithLibrary(text: string, candidates: readonly string[], cyrillic: boolean): { language: string; score: number }[] {
-  const scores = eldModel().detect(text).getScores();
+/** Scores of one detection (searches are synchronous: one array serves every call). */
+let scratch = new Float64Array(0);
+
+/** Each shared script's candidates as indexes into the scorer's languages, in the scorer's order. */
+let candidateIndexes: Map<string, Int32Array> | undefined;
+
+function candidatesOf(script: string): Int32Array {
+  const scorer = languageScorer();
+  candidateIndexes ??= new Map(
+    Object.entries(SCRIPT_CANDIDATES).map(([s, languages]) => [s, Int32Array.from(languages.map((l) => scorer.indexOf(l)).filter((i): i is number => i !== undefined)).sort()]),
+  );
+  return candidateIndexes.get(script)!;
+}
+
+/**
+ * eld's scores for the candidate languages, best first (ties in eld's language order, as eld's
+ * getScores() lists them): the same list getScores() then a filter gave, without its objects.
+ */
+function rankWithLibrary(text: string, script: string, cyrillic: boolean): { language: string; score: number }[] {
+  const scorer = languageScorer();
+  if (scratch.length !== scorer.codes.length) scratch = new Float64Array(scorer.codes.length);
+  const scores = scorer.scores(text, scratch);
   const ranked: { language: string; score: number }[] = [];
-  for (const [language, score] of Object.entries(scores)) {
-    if (!candidates.includes(language)) continue;
+  for (const l of candidatesOf(script)) {
+    if (!(scores[l] > 0)) continue;
+    const language = scorer.codes[l];
     if (cyrillic && !cyrillicAllowed(language, text)) continue;
-    ranked.push({ language, score });
+    ranked.push({ language, score: scores[l] });
   }
   return ranked.sort((a, b) => b.score - a.score);
 }

@@ -1,15 +1,17 @@
 /**
- * eld's 'small' model (60 languages), loaded once per process: by warmLanguageModel() once a
- * server answers, or synchronously by the first detection that comes before it.
+ * The language scorer (./ngram-scorer.ts) over eld's 'small' table (60 languages), loaded once per
+ * process: by warmLanguageModel() once a server answers, or synchronously by the first detection
+ * that comes before it.
  *
  * Two sources, the same table: the JSON copy that `npm run build` writes to
  * dist/eld/small-ngrams.json (scripts/build.mjs checks it equals eld's own data), read with
  * JSON.parse, which is about three times faster than V8 compiling and evaluating eld's
  * ngrams/small.js, a 1.6 MB object literal; or, without a build or when the copy was made from
- * another eld version, eld's own `eld/small` module.
+ * another eld version, eld's own module. eld's separator pattern and byte dictionary always come
+ * from the installed eld.
  *
  * The synchronous load is a require() of ES modules (Node 20.19+ and 22.12+,
- * `process.features.require_module`); an older Node loads the model when this module is imported
+ * `process.features.require_module`); an older Node loads eld's files when this module is imported
  * (./eld-preload.ts).
  */
 import { readFileSync } from 'node:fs';
@@ -18,21 +20,18 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT } from '../project-root.ts';
-import { preloadedEld } from './eld-preload.ts';
-
-export type Eld = typeof import('eld/small').eld;
+import { preloadedParts } from './eld-preload.ts';
+import { NgramScorer, type EldText, type NgramTable } from './ngram-scorer.ts';
 
 /** What scripts/build.mjs writes. */
 interface NgramsFile {
   eld_version: string;
-  ngramsData: unknown;
+  ngramsData: NgramTable;
 }
-
-type CreateEld = () => { instance: Eld; loadData: (data: unknown) => unknown };
 
 export const ELD_JSON_FILE = path.join(PROJECT_ROOT, 'dist', 'eld', 'small-ngrams.json');
 
-let model: Eld | undefined = preloadedEld;
+let model: NgramScorer | undefined = preloadedParts ? new NgramScorer(preloadedParts.table, preloadedParts.text) : undefined;
 let warming: Promise<void> | undefined;
 
 /** The installed eld package folder (its exports map offers only the entry files). */
@@ -41,7 +40,7 @@ function eldDir(): string {
 }
 
 /** The JSON copy's table when it was made from the installed eld, else undefined. */
-function matchingTable(text: string | undefined): unknown {
+function matchingTable(text: string | undefined): NgramTable | undefined {
   if (text === undefined) return undefined;
   try {
     const file = JSON.parse(text) as NgramsFile;
@@ -52,28 +51,21 @@ function matchingTable(text: string | undefined): unknown {
   }
 }
 
-function fromTable(createEld: CreateEld, table: unknown): Eld {
-  const { instance, loadData } = createEld();
-  loadData(table);
-  return instance;
-}
-
-const detectorFile = () => path.join(eldDir(), 'src', 'languageDetector.js');
-
 /**
- * The model from the JSON copy's text (undefined: no build), else eld's own module. Always
+ * The scorer over the JSON copy's table (`text`; undefined: no build), else over eld's own module. Always
  * through require(): a detection's synchronous load and the warm-up may meet, and a require() of
  * an ES module that an import() is still loading throws (ERR_REQUIRE_CYCLE_MODULE) instead of
  * waiting, so the two must not use different loaders.
  */
-function loadFrom(text: string | undefined): Eld {
+export function loadFrom(text: string | undefined): NgramScorer {
   const req = createRequire(import.meta.url);
-  const table = matchingTable(text);
-  if (table !== undefined) return fromTable((req(detectorFile()) as { createEld: CreateEld }).createEld, table);
-  return (req(fileURLToPath(import.meta.resolve('eld/small'))) as typeof import('eld/small')).eld;
+  const src = (file: string) => req(path.join(eldDir(), 'src', file)) as Record<string, unknown>;
+  const table = matchingTable(text) ?? (src('ngrams/small.js').ngramsData as NgramTable);
+  const eld: EldText = { separators: src('regexPatterns.js').separators as RegExp, dictionary: src('dictionary.js').dictionary as string[] };
+  return new NgramScorer(table, eld);
 }
 
-function loadSync(): Eld {
+function loadSync(): NgramScorer {
   let text: string | undefined;
   try {
     text = readFileSync(ELD_JSON_FILE, 'utf8');
@@ -83,8 +75,8 @@ function loadSync(): Eld {
   return loadFrom(text);
 }
 
-/** The model, loaded now if nothing loaded it yet. */
-export function eldModel(): Eld {
+/** The scorer, loaded now if nothing loaded it yet. */
+export function languageScorer(): NgramScorer {
   model ??= loadSync();
   return model;
 }
