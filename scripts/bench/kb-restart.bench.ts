@@ -13,40 +13,19 @@
  *   npm run bench:kb-restart                  (1M chunks)
  *   npm run bench:kb-restart -- 100000        (BENCH_QUICK=1: 100k)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { KbStore } from '../../src/kb/kb-store.ts';
-import type { NewChunk } from '../../src/kb/types.ts';
-import { freePort, log, QUICK, quantile, round, ROOT, runStandalone, SectionBuilder } from './harness.ts';
+import { log, QUICK, quantile, round, ROOT, runStandalone, SectionBuilder } from './harness.ts';
+import { addDocuments, PER_DOC, searchBig, snapshotWritten, startServer, stopServer } from './kb-server.ts';
 import { scifactSource } from './scifact-chunks.ts';
 
 const arg = Number(process.argv[2]);
 const N = Number.isInteger(arg) && arg > 0 ? arg : QUICK ? 100_000 : 1_000_000;
-const PER_DOC = 1_000;
 const RUNS = 3;
 const STALE_CHUNKS = 5_000;
-
-
-function addDocuments(kbDir: string, from: number, count: number, gen: () => string): void {
-  const store = new KbStore(kbDir);
-  try {
-    const c = store.getCollection('big') ?? store.createCollection('big', null);
-    for (let d = from; d < from + count; d++) {
-      const meta = { source: `https://bench.invalid/${d}`, source_kind: 'url' as const, source_key: `https://bench.invalid/${d}`, filename: null };
-      const doc = store.ensureDocument(c.id, meta);
-      const chunks: NewChunk[] = Array.from({ length: PER_DOC }, (_, i) => {
-        const text = gen();
-        return { ord: i, text, page_start: null, page_end: null, heading_path: [], char_start: 0, char_end: text.length, importance: 0.5, content_type: 'text' } satisfies NewChunk;
-      });
-      store.replaceDocument(c.id, doc.id, { ...meta, content_sha256: String(d).padStart(64, '0'), bytes: 100_000, type: 'text', title: null, pages: null, language: 'en', job_id: null }, chunks);
-    }
-  } finally {
-    store.close();
-  }
-}
 
 interface Run {
   health: number;
@@ -56,35 +35,17 @@ interface Run {
 }
 
 /** Spawns the server, polls until /health answers and then until a search answers 200. */
-async function restart(dataDir: string, query: string, opts: { keep?: boolean; env?: Record<string, string> } = {}): Promise<Run & { child: ChildProcess; port: number }> {
-  const port = await freePort();
+async function restart(dataDir: string, query: string, opts: { keep?: boolean; env?: Record<string, string> } = {}): Promise<Run & { child: ChildProcess; base: string }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(ROOT, 'bin', 'rag-document-server.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? 'warn', RATE_LIMIT_RPM: '1000000', SEARCH_LOAD_WAIT_MS: '600000', ...opts.env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  let health = 0;
-  for (;;) {
-    const ok = await fetch(`${base}/health`).then((r) => r.ok).catch(() => false);
-    if (ok) break;
-    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode})`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  health = performance.now() - t0;
-  const search = async () => {
-    const res = await fetch(`${base}/v1/collections/big/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, top_k: 10, min_confidence: 'none' }) });
-    if (res.status !== 200) throw new Error(`search ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    return res.json();
-  };
-  await search();
+  const { child, base, health } = await startServer(dataDir, opts.env);
+  await searchBig(base, query);
   const searched = performance.now() - t0;
   const t1 = performance.now();
-  await search();
+  await searchBig(base, query);
   const again = performance.now() - t1;
   const rss = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/);
-  const run = { health, search: searched, again, rssMb: rss ? Number(rss[1]) / 1024 : NaN, child, port };
-  if (!opts.keep) await stop(child);
+  const run = { health, search: searched, again, rssMb: rss ? Number(rss[1]) / 1024 : NaN, child, base };
+  if (!opts.keep) await stopServer(child);
   return run;
 }
 
@@ -98,7 +59,7 @@ const PER_CLIENT = 60;
 async function concurrentHttp(dataDir: string, queries: string[], env: Record<string, string>): Promise<{ qps: number; p50: number; p95: number; health: number }> {
   const run = await restart(dataDir, queries[0], { keep: true, env });
   try {
-    const base = `http://127.0.0.1:${run.port}`;
+    const base = run.base;
     const search = async (q: string) => {
       const res = await fetch(`${base}/v1/collections/big/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: q, top_k: 10, min_confidence: 'none' }) });
       if (res.status !== 200) throw new Error(`search ${res.status}`);
@@ -133,16 +94,8 @@ async function concurrentHttp(dataDir: string, queries: string[], env: Record<st
     const sorted = lat.sort((a, c) => a - c);
     return { qps: lat.length / secs, p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), health: quantile(healthLat.sort((a, c) => a - c), 0.95) };
   } finally {
-    await stop(run.child);
+    await stopServer(run.child);
   }
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
 }
 
 await runStandalone(async () => {
@@ -165,10 +118,8 @@ await runStandalone(async () => {
   log('first start: the index is rebuilt from the store and saved');
   t0 = performance.now();
   const first = await restart(dataDir, query, { keep: true });
-  // The snapshot is saved a moment after the rebuild (the registry's persist delay): wait for it.
-  const manifests = () => (fs.existsSync(path.join(kbDir, 'indexes')) ? fs.readdirSync(path.join(kbDir, 'indexes')) : []).map((d) => path.join(kbDir, 'indexes', d, 'manifest.json'));
-  while (!manifests().some((m) => fs.existsSync(m))) await new Promise((r) => setTimeout(r, 100));
-  await stop(first.child);
+  await snapshotWritten(kbDir);
+  await stopServer(first.child);
   b.note(`First start (rebuild from SQLite, then the snapshot saved): first search after ${round(first.search / 1000, 1)} s; snapshot written ${round((performance.now() - t0) / 1000, 1)} s after the spawn.`);
 
   const table = b.table('Spawn to ready (ms, median of runs; RSS after the first search)', ['snapshot', 'runs', '/health', 'first search', 'p max first search', 'next search', 'RSS MB']);

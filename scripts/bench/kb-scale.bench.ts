@@ -257,7 +257,7 @@ await runStandalone(async () => {
     const last = p50s[p50s.length - 1];
     const g = b.table(`Growth of p50 from ${first.n} to ${last.n} chunks (x${round(last.n / first.n)} the chunks)`, ['search', 'growth']);
     g.rows.push(['pruned', round(last.pruned / first.pruned)], ['exhaustive', round(last.exhaustive / first.exhaustive)], ['FTS5', round(last.fts / first.fts)]);
-    b.check('pruned p50 grows x3 or less', last.pruned / first.pruned <= 3, `x${round(last.pruned / first.pruned)} (issue 23's goal)`);
+    b.check('the index search alone (in process, no server around it) p50 grows x3 or less', last.pruned / first.pruned <= 3, `x${round(last.pruned / first.pruned)} (stricter than issue 23's in-server goal, which bench kb-serve checks)`);
   }
   return b.finish();
 });
