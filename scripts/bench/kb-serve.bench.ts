@@ -8,12 +8,15 @@
  * Each collection is written straight into the store (1,000 chunks per document, SciFact corpus
  * sentences, 1-3 per chunk, as kb-scale and kb-restart), a first server run rebuilds its index and
  * saves the snapshot, and the server measured is a second one started on it, as after a restart.
- * Queries: SciFact train claims, each searched once as a warm-up, then ROUNDS times in turn.
+ * Every size is served at once and the searches alternate between them query by query, so the
+ * growth compares sizes under the same machine state. Queries: SciFact train claims, each searched
+ * once per server as a warm-up, then ROUNDS times in turn.
  * Top 10, lexical (no embedder is configured), every confidence level kept.
  *
  *   npm run bench:kb-serve                    (100k and 1M chunks)
  *   npm run bench:kb-serve -- 100000          (sizes as arguments; BENCH_QUICK=1: 100k only)
  */
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,46 +36,56 @@ await runStandalone(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'server.js'))) throw new Error('dist/ is missing: run npm run build first');
   const b = new SectionBuilder('kb-serve', 'Collection search through the server at 100k and 1M chunks', { sizes: SIZES, queries: QUERIES, rounds: ROUNDS, top_k: 10 });
   b.note('The compiled server on a DATA_DIR holding one collection, restarted on its saved snapshot (as after a restart), one client searching at a time over loopback HTTP: POST /v1/collections/big/search, top_k 10, min_confidence none, lexical (no embedder configured). "In-server" is the answer\'s timings_ms.total_ms; "lexical stage" its timings_ms.lexical_ms (the worker-thread search for 3 x top_k candidates, the hand-off included); "round trip" the client\'s.');
-  const lat = b.table('Latency (ms, one client, every query ROUNDS times)', ['chunks', 'searches', 'in-server p50', 'in-server p95', 'lexical stage p50', 'lexical stage p95', 'round trip p50', 'round trip p95', 'results (mean)']);
+  const queries = scifactSource(QUERIES).queries;
+  const lat = b.table(`Latency (ms, one client, every query ${ROUNDS} times, the sizes alternated query by query)`, ['chunks', 'searches', 'in-server p50', 'in-server p95', 'lexical stage p50', 'lexical stage p95', 'round trip p50', 'round trip p95', 'results (mean)']);
   const rows: Array<{ n: number; total: number; lexical: number; trip: number; totalP95: number }> = [];
-  for (const n of SIZES) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-kb-serve-'));
-    try {
+  const dirs: string[] = [];
+  const served: Array<{ n: number; base: string; child: ChildProcess }> = [];
+  try {
+    // Each collection written and indexed once (its snapshot saved), as a server that ingested it would have.
+    for (const n of SIZES) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-kb-serve-'));
+      dirs.push(dataDir);
       const kbDir = path.join(dataDir, 'kb');
-      const src = scifactSource(QUERIES);
       log(`${n}: writing the store`);
-      addDocuments(kbDir, 0, Math.ceil(n / PER_DOC), src.chunk);
+      addDocuments(kbDir, 0, Math.ceil(n / PER_DOC), scifactSource(QUERIES).chunk);
       log(`${n}: first start, the index rebuilt and saved`);
       const first = await startServer(dataDir);
-      await searchBig(first.base, src.queries[0]);
+      await searchBig(first.base, queries[0]);
       await snapshotWritten(kbDir);
       await stopServer(first.child);
-      const served = await startServer(dataDir);
-      try {
-        for (const q of src.queries) await searchBig(served.base, q);
-        const t = { total: [] as number[], lexical: [] as number[], trip: [] as number[] };
-        let results = 0;
-        for (let r = 0; r < ROUNDS; r++) {
-          for (const q of src.queries) {
-            const t0 = performance.now();
-            const res = await searchBig(served.base, q);
-            t.trip.push(performance.now() - t0);
-            t.total.push(res.timings_ms.total_ms);
-            t.lexical.push(res.timings_ms.lexical_ms);
-            results += res.results.length;
-          }
-        }
-        const row = { n, total: pct(t.total, 0.5), lexical: pct(t.lexical, 0.5), trip: pct(t.trip, 0.5), totalP95: pct(t.total, 0.95) };
-        rows.push(row);
-        lat.rows.push([n, t.total.length, row.total, row.totalP95, row.lexical, pct(t.lexical, 0.95), row.trip, pct(t.trip, 0.95), round(results / t.total.length, 1)]);
-        b.section.data[`ms_${n}`] = t;
-        log(`${n}: in-server p50 ${row.total} ms, lexical ${row.lexical} ms, round trip ${row.trip} ms`);
-      } finally {
-        await stopServer(served.child);
-      }
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
     }
+    // Then every size served at once, restarted on its snapshot, and the searches alternated
+    // query by query between them, so a slower moment of the machine hits every size alike.
+    for (const [i, n] of SIZES.entries()) {
+      const s = await startServer(dirs[i]);
+      served.push({ n, base: s.base, child: s.child });
+    }
+    for (const s of served) for (const q of queries) await searchBig(s.base, q);
+    const t = served.map(() => ({ total: [] as number[], lexical: [] as number[], trip: [] as number[], results: 0 }));
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const q of queries) {
+        for (const [i, s] of served.entries()) {
+          const t0 = performance.now();
+          const res = await searchBig(s.base, q);
+          t[i].trip.push(performance.now() - t0);
+          t[i].total.push(res.timings_ms.total_ms);
+          t[i].lexical.push(res.timings_ms.lexical_ms);
+          t[i].results += res.results.length;
+        }
+      }
+    }
+    for (const [i, s] of served.entries()) {
+      const m = t[i];
+      const row = { n: s.n, total: pct(m.total, 0.5), lexical: pct(m.lexical, 0.5), trip: pct(m.trip, 0.5), totalP95: pct(m.total, 0.95) };
+      rows.push(row);
+      lat.rows.push([s.n, m.total.length, row.total, row.totalP95, row.lexical, pct(m.lexical, 0.95), row.trip, pct(m.trip, 0.95), round(m.results / m.total.length, 1)]);
+      b.section.data[`ms_${s.n}`] = { total: m.total, lexical: m.lexical, trip: m.trip };
+      log(`${s.n}: in-server p50 ${row.total} ms, lexical ${row.lexical} ms, round trip ${row.trip} ms`);
+    }
+  } finally {
+    await Promise.all(served.map((s) => stopServer(s.child)));
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   }
   const big = rows.find((r) => r.n >= 1_000_000);
   if (big) {
