@@ -77,20 +77,25 @@ t.test('CJK text is searchable through bigrams', async (t) => {
   t.same(idx.search('経済', 5).map((h) => h.index), [1]);
 });
 
-t.test('2,000 documents: a query costs a small fraction of building the index', async (t) => {
+t.test('2,000 documents: queries read the index, never the documents again', async (t) => {
   const words = 'cell protein gene expression tumor mouse patient therapy risk cohort dose signal receptor pathway'.split(' ');
-  const docs = Array.from({ length: 2000 }, (_, i) => ({
-    body: Array.from({ length: 120 }, (_, j) => words[(i * 7 + j * 13 + (j * j) % 11) % words.length] + (j % 9 === 0 ? i % 300 : '')).join(' '),
+  const bodies = Array.from({ length: 2000 }, (_, i) =>
+    Array.from({ length: 120 }, (_, j) => words[(i * 7 + j * 13 + (j * j) % 11) % words.length] + (j % 9 === 0 ? i % 300 : '')).join(' '),
+  );
+  // Every read of a document's text is counted: the build reads each one, a query none (it walks
+  // the postings of its terms; its speed is measured by npm run bench:index, not here).
+  let reads = 0;
+  const docs = bodies.map((body) => ({
+    get body() {
+      reads++;
+      return body;
+    },
   }));
-  const t0 = performance.now();
   const idx = Bm25Index.build(docs, new Analyzer());
-  const buildMs = performance.now() - t0;
-  const t1 = performance.now();
+  t.ok(reads >= docs.length, `the build read every document (${reads} reads)`);
+  reads = 0;
   let hits = 0;
   for (let i = 0; i < 50; i++) hits += idx.search(`tumor receptor ${i} dose`, 100).length;
-  const queryMs = (performance.now() - t1) / 50;
   t.equal(hits, 50 * 100, 'every query fills its 100 results');
-  // Relative, so a loaded machine slows both sides alike (absolute speed: npm run bench:index):
-  // a query reads the postings of its terms, it does not rescan the documents.
-  t.ok(queryMs < buildMs / 20, `a query (${queryMs.toFixed(2)} ms) costs under 1/20 of the build (${buildMs.toFixed(0)} ms)`);
+  t.equal(reads, 0, 'no query read a document');
 });
