@@ -82,13 +82,10 @@ export function detectSample(sample: string): SampleDecision | undefined {
     if (byCues !== undefined) return decision(byCues.language, (0.7 + 0.29 * byCues.strength) * evidence);
   }
 
-  const ranked = rankWithLibrary(text, dominant.script, dominant.script === 'Cyrillic');
+  const ranked = rankCandidates(text, dominant.script, dominant.script === 'Cyrillic');
   if (ranked.length === 0) return decision(candidates[0], 0.2 * evidence);
   return decision(ranked[0].language, marginConfidence(ranked) * evidence);
 }
-
-/** Scores of one detection (searches are synchronous: one array serves every call). */
-let scratch = new Float64Array(0);
 
 /** Each shared script's candidates as indexes into the scorer's languages, in the scorer's order. */
 let candidateIndexes: Map<string, Int32Array> | undefined;
@@ -105,10 +102,9 @@ function candidatesOf(script: string): Int32Array {
  * eld's scores for the candidate languages, best first (ties in eld's language order, as eld's
  * getScores() lists them): the same list getScores() then a filter gave, without its objects.
  */
-function rankWithLibrary(text: string, script: string, cyrillic: boolean): { language: string; score: number }[] {
+function rankCandidates(text: string, script: string, cyrillic: boolean): { language: string; score: number }[] {
   const scorer = languageScorer();
-  if (scratch.length !== scorer.codes.length) scratch = new Float64Array(scorer.codes.length);
-  const scores = scorer.scores(text, scratch);
+  const scores = scorer.scores(text);
   const ranked: { language: string; score: number }[] = [];
   for (const l of candidatesOf(script)) {
     if (!(scores[l] > 0)) continue;

@@ -53,6 +53,7 @@ export class NgramScorer {
    */
   private readonly entries = new Map<string, readonly number[]>();
   private readonly raw: Float64Array;
+  private readonly out: Float64Array;
 
   constructor(
     private readonly table: NgramTable,
@@ -66,6 +67,7 @@ export class NgramScorer {
     }
     this.codes = codes;
     this.raw = new Float64Array(n);
+    this.out = new Float64Array(n);
   }
 
   /** The index of a language code in `codes` (undefined: not one of the table's languages). */
@@ -75,9 +77,11 @@ export class NgramScorer {
 
   /**
    * eld's score per language index for `text` (what getScores() gives for that language's code),
-   * 0 for a language without evidence. Written into `out` (the same array is reused by callers).
+   * 0 for a language without evidence. One array per scorer, overwritten by the next call
+   * (detection is synchronous: read it before scoring again).
    */
-  scores(text: string, out: Float64Array): Float64Array {
+  scores(text: string): Float64Array {
+    const out = this.out;
     out.fill(0);
     const grams = ngramsOf(this.words(text.substring(0, MAX_CHARS)));
     const raw = this.raw;

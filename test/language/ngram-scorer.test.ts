@@ -54,7 +54,7 @@ function eldScores(text: string): Array<[string, number]> {
 
 /** The scorer's, every language with a score, best first, ties in the table's language order. */
 function ourScores(text: string, scorer = languageScorer()): Array<[string, number]> {
-  const scores = scorer.scores(text, new Float64Array(scorer.codes.length));
+  const scores = scorer.scores(text);
   const out: Array<[string, number]> = [];
   for (let l = 0; l < scores.length; l++) if (scores[l] > 0) out.push([scorer.codes[l], scores[l]]);
   return out.sort((a, b) => b[1] - a[1]);
