@@ -66,14 +66,23 @@ t.test('an aborted call stops within a slice with the coded error', async (t) =>
   // Counted in event-loop turns, not milliseconds, so a loaded machine changes nothing: the sliced
   // forms give the loop one turn per slice and check the signal at each, so once aborted they end
   // within a turn or two; a call that ran on to the end would take every remaining slice's turn.
-  const d = doc(bigText(20_000_000, 7));
+  // The inputs are doubled until the whole call takes at least 10 turns: slices are 8 ms of wall
+  // time, so a fast or JIT-warm process (the grouped test runs) finishes the same input in fewer.
+  const text = bigText(20_000_000, 7);
   const chunks = chunkDocument(doc(bigText(4_000_000, 3)));
-  for (const [what, run] of [
-    ['chunking', (s?: AbortSignal) => chunkDocumentSliced(d, {}, s)],
-    ['indexing', (s?: AbortSignal) => buildLexicalIndexSliced(chunks, new Analyzer(), undefined, s)],
+  for (const [what, make] of [
+    ['chunking', (times: number) => (s?: AbortSignal) => chunkDocumentSliced(doc(Array(times).fill(text).join('\n\n')), {}, s)],
+    ['indexing', (times: number) => (s?: AbortSignal) => buildLexicalIndexSliced(Array(times).fill(chunks).flat(), new Analyzer(), undefined, s)],
   ] as const) {
-    const whole = await turnsUntilSettled(run());
-    t.ok(whole.turns >= 10, `${what}: the whole call takes ${whole.turns} turns of the event loop`);
+    let times = 1;
+    let run = make(times);
+    let whole = await turnsUntilSettled(run());
+    while (whole.turns < 10 && times < 16) {
+      times *= 2;
+      run = make(times);
+      whole = await turnsUntilSettled(run());
+    }
+    t.ok(whole.turns >= 10, `${what}: the whole call (input x${times}) takes ${whole.turns} turns of the event loop`);
     const ac = new AbortController();
     // Aborted in the turn after the call's first slice.
     const aborted = turnsUntilSettled(run(ac.signal), () => ac.abort());
