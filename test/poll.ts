@@ -29,3 +29,31 @@ export function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promi
 
 /** An hour: the slow alternative `within` tells apart from a prompt answer. */
 export const AN_HOUR_MS = 3_600_000;
+
+/**
+ * Event-loop turns (setImmediate rounds) from the first one after `call` started (where `onFirst`
+ * runs, e.g. an abort) until it settles; `error` is what it rejected with. For "this stops at
+ * once" checks counted in turns, not milliseconds: a call that stops when told settles within a
+ * turn or two, while one that runs on (a worker's OCR, more slices) lets the loop spin many turns
+ * meanwhile, however loaded the machine.
+ */
+export async function turnsUntilSettled(call: Promise<unknown>, onFirst?: () => void): Promise<{ turns: number; error: unknown }> {
+  let settled = false;
+  let turns = 0;
+  const done = call.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  void done.then(() => (settled = true));
+  const count = () => {
+    if (settled) return;
+    turns++;
+    setImmediate(count);
+  };
+  setImmediate(() => {
+    onFirst?.();
+    setImmediate(count);
+  });
+  const error = await done;
+  return { turns, error };
+}

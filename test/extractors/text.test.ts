@@ -4,6 +4,7 @@
  */
 import t from 'tap';
 import { extractText, textFormat } from '../../src/extractors/text/text.ts';
+import { within } from '../poll.ts';
 
 const signal = new AbortController().signal;
 const text = (bytes: Buffer | string, filename?: string, contentType?: string) =>
@@ -86,16 +87,13 @@ t.test('many scripts (CJK, Arabic, Hebrew, Devanagari, Cyrillic, Greek, Thai) co
   t.match(doc.metadata, { format: 'text', encoding: 'utf-8', line_count: lines.length });
 });
 
-t.test('a 3 MB text file is read whole, quickly', async (t) => {
+t.test('a 3 MB text file is read whole', async (t) => {
   const chapter = (n: number) =>
     `CHAPTER ${n}\n\n${Array.from({ length: 60 }, (_, i) => `"Well, Prince," said line ${i} of chapter ${n}, "so Genoa and Lucca are now just family estates."`).join('\n')}\n`;
   const book = Array.from({ length: 540 }, (_, i) => chapter(i + 1)).join('\n');
   t.ok(book.length > 3_000_000, `${book.length} chars`);
-  const started = Date.now();
-  const doc = await text(Buffer.from(book, 'utf8'), 'book.txt');
-  const ms = Date.now() - started;
+  const doc = await within(text(Buffer.from(book, 'utf8'), 'book.txt'), 'reading a 3 MB text');
   t.equal(doc.content, book.trimEnd());
   t.match(doc.content, /^CHAPTER 1\n\n"Well, Prince," said line 0 of chapter 1/);
   t.match(doc.metadata, { format: 'text', line_count: book.trimEnd().split('\n').length });
-  t.ok(ms < 5000, `took ${ms} ms`);
 });

@@ -83,7 +83,6 @@ t.test('cold, then warm from memory, then after a restart from disk without re-e
     t.equal(warm.status, 200);
     assertPlantedHit(t, warm.body, planted);
     t.equal(warm.body.retrieval.documents[0].index, 'memory');
-    t.ok(warm.body.retrieval.timings.load_ms < cold.body.retrieval.timings.load_ms, 'warm loads faster than cold');
     warmAnswers.push(warm.body);
   }
   t.equal(srv.hits('cold-warm.pdf') - hitsBefore, 1, 'warm: no new download');

@@ -8,6 +8,7 @@ import { buildLexicalIndex, buildLexicalIndexSliced } from '../../src/retrieval/
 import { Analyzer } from '../../src/retrieval/tokenizer.ts';
 import type { ProcessedDocument } from '../../src/extractors/shared/types.ts';
 import { isToolError } from '../../src/errors.ts';
+import { turnsUntilSettled } from '../poll.ts';
 
 const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega photon neutron quark lepton boson'.split(' ');
 
@@ -91,28 +92,3 @@ t.test('an aborted call stops within a slice with the coded error', async (t) =>
     t.ok(turns <= 3, `${what}: stopped ${turns} turns after the abort (the whole call takes ${whole.turns})`);
   }
 });
-
-/**
- * Event-loop turns (setImmediate rounds) from the first one after `call` started (where `onFirst`
- * runs) until it settles; `error` is what it rejected with.
- */
-async function turnsUntilSettled(call: Promise<unknown>, onFirst?: () => void): Promise<{ turns: number; error: unknown }> {
-  let settled = false;
-  let turns = 0;
-  const done = call.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  void done.then(() => (settled = true));
-  const count = () => {
-    if (settled) return;
-    turns++;
-    setImmediate(count);
-  };
-  setImmediate(() => {
-    onFirst?.();
-    setImmediate(count);
-  });
-  const error = await done;
-  return { turns, error };
-}

@@ -8,7 +8,7 @@ import { runUntilExit } from './api-process.ts';
 
 t.test('an unreachable REDIS_URL at start: exit 1 with a clear message, password hidden', async (t) => {
   const port = await freePort();
-  const started = Date.now();
+  // runUntilExit fails the test if the server neither fails nor exits within a minute.
   const r = await runUntilExit(t, { REDIS_URL: `redis://admin:hunter2-secret@127.0.0.1:${port}/0`, LOG_LEVEL: 'fatal' });
   t.equal(r.code, 1, 'exit code 1');
   t.match(r.stderr, new RegExp(`rag-document-server: Redis is not reachable at REDIS_URL=redis://\\*\\*\\*:\\*\\*\\*@127\\.0\\.0\\.1:${port}/0 \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${port}\\)`));
@@ -18,7 +18,6 @@ t.test('an unreachable REDIS_URL at start: exit 1 with a clear message, password
   t.notMatch(r.stderr, /Server listening/, 'it never listened');
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
   t.equal(r.stdout, '');
-  t.ok(Date.now() - started < 60_000);
 });
 
 t.test('a REDIS_URL that is not a redis URL is a configuration error naming the variable, value hidden', async (t) => {

@@ -11,6 +11,7 @@ import { extractSpreadsheet } from '../../../src/extractors/spreadsheet/spreadsh
 import { cellText } from '../../../src/extractors/shared/table-pipeline.ts';
 import type { ExtractedTable } from '../../../src/extractors/shared/types.ts';
 import { corpusPath, readCorpus, readCorpusText } from '../data-dirs.ts';
+import { within } from '../../poll.ts';
 
 const signal = new AbortController().signal;
 const read = (rel: string) => extractSpreadsheet({ bytes: readCorpus(rel), filename: path.basename(rel), signal });
@@ -128,10 +129,12 @@ t.test('password_protected.xlsx is PROCESSING_ERROR saying so', async (t) => {
 });
 
 t.test('xlsx_04_inflated.xlsx: declared A1:C1048496 is not walked', async (t) => {
-  const start = process.hrtime.bigint();
-  await read('xlsx/xlsx_04_inflated.xlsx');
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  t.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
+  // The generated twin declaring A1:XFD1048576 (test/extractors/spreadsheet.test.ts) is the strong
+  // check; here the real file reads its few rows per sheet.
+  const doc = await within(read('xlsx/xlsx_04_inflated.xlsx'), 'reading xlsx_04_inflated.xlsx');
+  t.same((doc.metadata.sheets as Array<{ rows: number }>).map((s) => s.rows), [6, 16, 12, 1]);
+  t.ok(doc.content.startsWith('## Sheet: Sheet1\n\n| first | second | third |\n| --- | --- | --- |\n| 1 | 5 | 9 |\n'), 'Sheet1 starts with its table');
+  t.match(doc.content, '| 6 | 0 | -6 |\n\n_6 rows × 3 columns._');
 });
 
 /** Corpus workbooks that must fail, with the code they fail with (MANIFEST.tsv: "expect a clean error"). */
